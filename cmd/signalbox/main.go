@@ -1,0 +1,81 @@
+// Command signalbox is the Signalbox feature-flag platform in one binary:
+//
+//	signalbox server   the admin API, client API and frontend API
+//	signalbox proxy    the evaluation proxy for browser and mobile SDKs
+//	signalbox version  print the version
+//
+// Configuration comes from flags and environment variables, read only here.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+var commands = map[string]func(ctx context.Context, args []string, stdout, stderr io.Writer) error{
+	"server":  runServer,
+	"proxy":   runProxy,
+	"version": runVersion,
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run dispatches to a subcommand and returns the process exit code.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		usage(stderr)
+		if len(args) == 0 {
+			return 2
+		}
+		return 0
+	}
+	cmd, ok := commands[args[0]]
+	if !ok {
+		fmt.Fprintf(stderr, "signalbox: unknown command %q\n\n", args[0])
+		usage(stderr)
+		return 2
+	}
+	if err := cmd(ctx, args[1:], stdout, stderr); err != nil {
+		var ue usageError
+		if errors.As(err, &ue) {
+			fmt.Fprintf(stderr, "signalbox %s: %v\n", args[0], err)
+			return 2
+		}
+		fmt.Fprintf(stderr, "signalbox %s: %v\n", args[0], err)
+		return 1
+	}
+	return 0
+}
+
+// usageError marks configuration mistakes (exit code 2) as opposed to
+// failures at run time (exit code 1).
+type usageError struct{ error }
+
+func usage(w io.Writer) {
+	fmt.Fprint(w, `usage: signalbox <command> [flags]
+
+commands:
+  server    run the flag server (admin, client and frontend API)
+  proxy     run the evaluation proxy in front of a server
+  version   print the version
+
+Run "signalbox <command> -h" for a command's flags and environment variables.
+`)
+}
+
+func runVersion(_ context.Context, _ []string, stdout, _ io.Writer) error {
+	fmt.Fprintf(stdout, "signalbox %s\n", version)
+	return nil
+}

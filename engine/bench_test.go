@@ -1,0 +1,73 @@
+package engine_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/signalbox/signalbox/clientapi"
+	"github.com/signalbox/signalbox/engine"
+	"github.com/signalbox/signalbox/internal/fixture"
+)
+
+func BenchmarkEvaluateOne(b *testing.B) {
+	cases := []struct {
+		name string
+		f    clientapi.Feature
+	}{
+		{"default", clientapi.Feature{Name: "f", Enabled: true, Strategies: []clientapi.Strategy{{Name: "default"}}}},
+		{"flexibleRollout-3-constraints", clientapi.Feature{Name: "f", Enabled: true, Strategies: []clientapi.Strategy{{
+			Name:       "flexibleRollout",
+			Parameters: clientapi.Parameters{"rollout": "100", "stickiness": "default", "groupId": "f"},
+			Constraints: []clientapi.Constraint{
+				{ContextName: "environment", Operator: "IN", Values: []string{"staging", "production"}},
+				{ContextName: "email", Operator: "STR_ENDS_WITH", Values: []string{"@example.com"}, CaseInsensitive: true},
+				{ContextName: "age", Operator: "NUM_GTE", Value: "18"},
+			},
+		}}}},
+		{"variants", clientapi.Feature{Name: "f", Enabled: true, Strategies: []clientapi.Strategy{{Name: "default"}}, Variants: []clientapi.Variant{
+			{Name: "a", Weight: 334, Payload: &clientapi.Payload{Type: "string", Value: "a"}},
+			{Name: "b", Weight: 333}, {Name: "c", Weight: 333},
+		}}},
+	}
+	ctx := engine.Context{UserID: "123", Environment: "production", Properties: map[string]string{"email": "someone@example.com", "age": "42"}}
+	for _, c := range cases {
+		snap := oneFlag(c.f, engine.Options{})
+		if !snap.IsEnabled("f", &ctx) {
+			b.Fatalf("%s: benchmark context must switch the flag on", c.name)
+		}
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				_ = snap.Evaluate("f", &ctx)
+			}
+		})
+	}
+}
+
+func BenchmarkEvaluateAll(b *testing.B) {
+	for _, n := range []int{60, 500, 5000} {
+		snap := engine.Compile(fixture.Features(n, 1), engine.Options{})
+		wc := fixture.Context(7)
+		ctx := engine.ContextFromWire(&wc)
+		dst := make([]engine.Result, 0, n)
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				dst = snap.EvaluateAll(&ctx, dst[:0])
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/flag")
+		})
+	}
+}
+
+func BenchmarkCompile(b *testing.B) {
+	for _, n := range []int{500, 5000} {
+		payload := fixture.Features(n, 1)
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				_ = engine.Compile(payload, engine.Options{})
+			}
+		})
+	}
+}

@@ -1,0 +1,312 @@
+package engine
+
+import (
+	"net/netip"
+	"regexp"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/signalbox/signalbox/clientapi"
+)
+
+type operator uint8
+
+const (
+	opUnknown operator = iota
+	opIn
+	opNotIn
+	opStrStartsWith
+	opStrEndsWith
+	opStrContains
+	opNumEq
+	opNumGt
+	opNumGte
+	opNumLt
+	opNumLte
+	opDateAfter
+	opDateBefore
+	opSemverEq
+	opSemverGt
+	opSemverGte
+	opSemverLt
+	opSemverLte
+	opRegex
+	opInCIDR
+)
+
+var operators = map[string]operator{
+	"IN": opIn, "NOT_IN": opNotIn,
+	"STR_STARTS_WITH": opStrStartsWith, "STR_ENDS_WITH": opStrEndsWith, "STR_CONTAINS": opStrContains,
+	"NUM_EQ": opNumEq, "NUM_GT": opNumGt, "NUM_GTE": opNumGte, "NUM_LT": opNumLt, "NUM_LTE": opNumLte,
+	"DATE_AFTER": opDateAfter, "DATE_BEFORE": opDateBefore,
+	"SEMVER_EQ": opSemverEq, "SEMVER_GT": opSemverGt, "SEMVER_GTE": opSemverGte,
+	"SEMVER_LT": opSemverLt, "SEMVER_LTE": opSemverLte,
+	"REGEX": opRegex, "IN_CIDR": opInCIDR,
+}
+
+// Operators lists every constraint operator the engine understands.
+func Operators() []string {
+	out := make([]string, 0, len(operators))
+	for name := range operators {
+		out = append(out, name)
+	}
+	return out
+}
+
+// IsOperator reports whether name is a known constraint operator.
+func IsOperator(name string) bool { _, ok := operators[name]; return ok }
+
+// constraint is a compiled constraint: its value is parsed once, and a value
+// that cannot be parsed is remembered as such (the constraint then never
+// matches, before inversion).
+type constraint struct {
+	field    field
+	op       operator
+	inverted bool
+	fold     bool // case-insensitive STR_*
+
+	set      stringSet      // IN, NOT_IN
+	strs     []string       // STR_* (lower-cased when fold)
+	num      float64        // NUM_*
+	date     time.Time      // DATE_*
+	ver      version        // SEMVER_*
+	re       *regexp.Regexp // REGEX; nil when invalid
+	prefixes []netip.Prefix // IN_CIDR
+	valid    bool           // the constraint's own value parsed
+}
+
+func compileConstraint(c clientapi.Constraint, warn func(string, ...any)) constraint {
+	cc := constraint{field: fieldOf(c.ContextName), op: operators[c.Operator], inverted: c.Inverted, valid: true}
+	switch cc.op {
+	case opUnknown:
+		warn("unknown constraint operator %q on %q", c.Operator, c.ContextName)
+	case opIn, opNotIn:
+		cc.set = newStringSet(c.Values)
+	case opStrStartsWith, opStrEndsWith, opStrContains:
+		cc.fold = c.CaseInsensitive
+		cc.strs = c.Values
+		if cc.fold {
+			cc.strs = make([]string, len(c.Values))
+			for i, v := range c.Values {
+				cc.strs[i] = strings.ToLower(v)
+			}
+		}
+	case opNumEq, opNumGt, opNumGte, opNumLt, opNumLte:
+		cc.num, cc.valid = parseDecimal(c.Value)
+	case opDateAfter, opDateBefore:
+		cc.date, cc.valid = parseDate(c.Value)
+	case opSemverEq, opSemverGt, opSemverGte, opSemverLt, opSemverLte:
+		// Strict: a leading "v" makes the value invalid, as the spec requires.
+		cc.ver, cc.valid = parseSemver(c.Value)
+	case opRegex:
+		pattern := c.Value
+		if c.CaseInsensitive {
+			pattern = "(?i)" + pattern
+		}
+		re, err := regexp.Compile(pattern)
+		cc.re, cc.valid = re, err == nil
+		if err != nil {
+			warn("invalid REGEX %q: %v", c.Value, err)
+		}
+	case opInCIDR:
+		cc.prefixes = parsePrefixes(c.Values)
+	}
+	return cc
+}
+
+// parsePrefixes reads CIDR blocks and single addresses; entries that parse
+// as neither are skipped so that one typo does not spoil the list.
+func parsePrefixes(entries []string) []netip.Prefix {
+	var out []netip.Prefix
+	for _, e := range entries {
+		e = strings.TrimSpace(e)
+		if p, err := netip.ParsePrefix(e); err == nil {
+			out = append(out, p.Masked())
+		} else if a, err := netip.ParseAddr(e); err == nil {
+			out = append(out, netip.PrefixFrom(a, a.BitLen()))
+		}
+	}
+	return out
+}
+
+func inPrefixes(prefixes []netip.Prefix, value string) bool {
+	addr, err := netip.ParseAddr(strings.TrimSpace(value))
+	if err != nil {
+		return false
+	}
+	addr = addr.WithZone("")
+	for _, p := range prefixes {
+		if p.Contains(addr) {
+			return true
+		}
+	}
+	return false
+}
+
+// matches applies the constraint, inversion included. An unknown operator
+// never matches, whatever inverted says.
+func (c *constraint) matches(ctx *Context, env *env) bool {
+	if c.op == opUnknown {
+		return false
+	}
+	return c.test(ctx, env) != c.inverted
+}
+
+// test is the operator's verdict before inversion.
+func (c *constraint) test(ctx *Context, env *env) bool {
+	if c.op == opDateAfter || c.op == opDateBefore {
+		return c.testDate(ctx, env)
+	}
+	v, ok := ctx.value(c.field)
+	switch c.op {
+	case opIn:
+		return ok && c.set.has(v)
+	case opNotIn:
+		return !ok || !c.set.has(v)
+	}
+	if !ok || !c.valid {
+		return false
+	}
+	switch c.op {
+	case opStrStartsWith, opStrEndsWith, opStrContains:
+		return c.testString(v)
+	case opNumEq, opNumGt, opNumGte, opNumLt, opNumLte:
+		n, ok := parseDecimal(v)
+		return ok && compareNum(c.op, n, c.num)
+	case opSemverEq, opSemverGt, opSemverGte, opSemverLt, opSemverLte:
+		ver, ok := parseSemver(v)
+		return ok && compareOrder(c.op, ver.compare(c.ver))
+	case opRegex:
+		return c.re.MatchString(v)
+	case opInCIDR:
+		return inPrefixes(c.prefixes, v)
+	}
+	return false
+}
+
+func (c *constraint) testDate(ctx *Context, env *env) bool {
+	if !c.valid {
+		return false
+	}
+	var t time.Time
+	if c.field.kind == fieldCurrentTime {
+		// Read the context's instant directly; fall back to the clock.
+		t = ctx.CurrentTime
+		if t.IsZero() {
+			t = env.now()
+		}
+	} else {
+		v, ok := ctx.value(c.field)
+		if !ok {
+			return false
+		}
+		if t, ok = parseDate(v); !ok {
+			return false
+		}
+	}
+	if c.op == opDateAfter {
+		return t.After(c.date)
+	}
+	return t.Before(c.date)
+}
+
+func (c *constraint) testString(v string) bool {
+	if c.fold && !isASCII(v) {
+		// Unicode case folding can change lengths: lower-case a copy.
+		v = strings.ToLower(v)
+	}
+	for _, s := range c.strs {
+		var hit bool
+		switch {
+		case c.fold && isASCII(s):
+			hit = foldMatch(c.op, v, s)
+		case c.op == opStrStartsWith:
+			hit = strings.HasPrefix(v, s)
+		case c.op == opStrEndsWith:
+			hit = strings.HasSuffix(v, s)
+		default:
+			hit = strings.Contains(v, s)
+		}
+		if hit {
+			return true
+		}
+	}
+	return false
+}
+
+// foldMatch is the case-insensitive STR_* test for an ASCII value v and an
+// ASCII, already lower-cased entry s, without allocating.
+func foldMatch(op operator, v, s string) bool {
+	if len(s) > len(v) {
+		return false
+	}
+	switch op {
+	case opStrStartsWith:
+		return equalLowerASCII(v[:len(s)], s)
+	case opStrEndsWith:
+		return equalLowerASCII(v[len(v)-len(s):], s)
+	}
+	for i := 0; i+len(s) <= len(v); i++ {
+		if equalLowerASCII(v[i:i+len(s)], s) {
+			return true
+		}
+	}
+	return false
+}
+
+// equalLowerASCII reports whether a, lower-cased, equals the lower-case b.
+func equalLowerASCII(a, b string) bool {
+	for i := 0; i < len(a); i++ {
+		c := a[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+func compareNum(op operator, a, b float64) bool {
+	switch op {
+	case opNumEq:
+		return a == b
+	case opNumGt:
+		return a > b
+	case opNumGte:
+		return a >= b
+	case opNumLt:
+		return a < b
+	case opNumLte:
+		return a <= b
+	}
+	return false
+}
+
+// compareOrder turns a three-way comparison into the SEMVER operator's verdict.
+func compareOrder(op operator, cmp int) bool {
+	switch op {
+	case opSemverEq:
+		return cmp == 0
+	case opSemverGt:
+		return cmp > 0
+	case opSemverGte:
+		return cmp >= 0
+	case opSemverLt:
+		return cmp < 0
+	case opSemverLte:
+		return cmp <= 0
+	}
+	return false
+}

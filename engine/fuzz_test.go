@@ -1,0 +1,65 @@
+package engine_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/signalbox/signalbox/clientapi"
+	"github.com/signalbox/signalbox/engine"
+)
+
+// FuzzCompileEvaluate feeds arbitrary payloads and contexts through
+// Compile and every evaluation entry point: nothing may panic, and
+// IsEnabled must agree with Evaluate.
+func FuzzCompileEvaluate(f *testing.F) {
+	// Seed with every spec state and a few hand-written oddities.
+	if dir := specDirOrEmpty(); dir != "" {
+		files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+		for _, file := range files {
+			var sf specFile
+			if data, err := os.ReadFile(file); err == nil && json.Unmarshal(data, &sf) == nil && sf.State != nil {
+				f.Add([]byte(sf.State), []byte(`{"userId":"1","properties":{"customField":"616"}}`))
+			}
+		}
+	}
+	f.Add([]byte(`{"features":[{"name":"a","enabled":true,"strategies":[{"name":"flexibleRollout","parameters":{"rollout":"x"}}]}]}`), []byte(`{}`))
+	f.Add([]byte(`{"features":[{"name":"a","enabled":true,"dependencies":[{"feature":"a"}],"variants":[{"name":"v","weight":-5}]}]}`), []byte(`{"currentTime":"nope"}`))
+	f.Add([]byte(`{"features":[{"name":"a","enabled":true,"strategies":[{"name":"default","constraints":[{"contextName":"x","operator":"REGEX","value":"(("}]}]}]}`), []byte(`{"properties":{"x":null}}`))
+	f.Fuzz(func(t *testing.T, payload, context []byte) {
+		state, err := loadState(payload)
+		if err != nil {
+			return
+		}
+		var wc clientapi.Context
+		if json.Unmarshal(context, &wc) != nil {
+			return
+		}
+		ctx := engine.ContextFromWire(&wc)
+		snap := engine.Compile(state, engine.Options{Hostname: "h"})
+		for _, name := range snap.Names() {
+			r := snap.Evaluate(name, &ctx)
+			if r.Variant.FeatureEnabled != r.Enabled {
+				t.Fatalf("%s: feature_enabled %v but enabled %v", name, r.Variant.FeatureEnabled, r.Enabled)
+			}
+			if !r.Enabled && (r.Variant.Enabled || r.Variant.Name != "disabled") {
+				t.Fatalf("%s: off flag gave variant %+v", name, r.Variant)
+			}
+			snap.IsEnabled(name, &ctx)
+		}
+		snap.EvaluateAll(&ctx, nil)
+	})
+}
+
+func specDirOrEmpty() string {
+	for _, d := range []string{os.Getenv("SIGNALBOX_SPEC_DIR"), "../../shared/client-specification", "../shared/client-specification"} {
+		if d == "" {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(d, "index.json")); err == nil {
+			return d
+		}
+	}
+	return ""
+}

@@ -1,0 +1,52 @@
+package engine
+
+import (
+	"math"
+	"testing"
+)
+
+// Reference values were computed independently over the UTF-8 bytes of the
+// key (see the evaluation notes, §4.1); the raw hash is recovered by using
+// the largest modulus, where raw%m+1 == raw+1.
+func TestNormalizedHashVectors(t *testing.T) {
+	tests := []struct {
+		group, id string
+		seed      uint32
+		raw       uint32
+		modulus   uint32
+		bucket    uint32
+	}{
+		{"AB12A", "122", rolloutSeed, 1062108722, 100, 23},
+		{"AB12A", "155", rolloutSeed, 3268232399, 100, 100},
+		{"Feature.flexibleRollout.10", "174", rolloutSeed, 3067997709, 100, 10},
+		{"Feature.Variants.D", "525", variantSeed, 4132969229, 100, 30},
+		{"a", "5", variantSeed, 2623610406, 2, 1},
+		{"Feature.strategy.multiple.variants", "5", variantSeed, 1683884559, 2, 2},
+		// Non-ASCII keys hash as UTF-8 bytes (the Node SDK's UTF-16 based
+		// hash would give 468385532 here).
+		{"Feature.UTF-8.Hellø_Wørld", "1", rolloutSeed, 2340666836, 100, 37},
+	}
+	for _, tt := range tests {
+		t.Run(tt.group+":"+tt.id, func(t *testing.T) {
+			if got := normalizedHash(tt.group, tt.id, math.MaxUint32, tt.seed) - 1; got != tt.raw {
+				t.Errorf("raw hash = %d, want %d", got, tt.raw)
+			}
+			if got := normalizedHash(tt.group, tt.id, tt.modulus, tt.seed); got != tt.bucket {
+				t.Errorf("bucket of %d = %d, want %d", tt.modulus, got, tt.bucket)
+			}
+		})
+	}
+}
+
+func TestNormalizedHashLongKeyAndZeroModulus(t *testing.T) {
+	long := make([]byte, 1000)
+	for i := range long {
+		long[i] = 'x'
+	}
+	if got := normalizedHash(string(long), "id", 100, 0); got < 1 || got > 100 {
+		t.Errorf("long key bucket %d outside 1..100", got)
+	}
+	if got := normalizedHash("g", "id", 0, 0); got != 0 {
+		t.Errorf("zero modulus = %d, want 0", got)
+	}
+}

@@ -1,0 +1,72 @@
+package engine
+
+import (
+	"math/rand/v2"
+	"os"
+	"strings"
+	"time"
+)
+
+// CustomStrategy decides a strategy the engine does not know by name. The
+// engine checks the strategy's constraints and segments first, so an
+// implementation only sees contexts that passed them. It must be safe for
+// concurrent use and must not keep ctx.
+type CustomStrategy interface {
+	IsEnabled(parameters map[string]string, ctx *Context) bool
+}
+
+// CustomStrategyFunc adapts a function to CustomStrategy.
+type CustomStrategyFunc func(parameters map[string]string, ctx *Context) bool
+
+// IsEnabled calls f.
+func (f CustomStrategyFunc) IsEnabled(p map[string]string, ctx *Context) bool { return f(p, ctx) }
+
+// Options are the injected parts of evaluation. The zero value is usable.
+type Options struct {
+	// CustomStrategies evaluate strategies that are not built in, by name.
+	// Strategies that are neither built in nor registered evaluate false.
+	CustomStrategies map[string]CustomStrategy
+	// Rand returns a uniformly random int in [0, n). It drives random
+	// stickiness and gradualRolloutRandom. Defaults to math/rand/v2.
+	Rand func(n int) int
+	// Now is the clock for DATE constraints when the context has no
+	// currentTime. Defaults to time.Now.
+	Now func() time.Time
+	// Hostname is compared by the applicationHostname strategy. Defaults to
+	// $HOSTNAME, then the OS host name.
+	Hostname string
+}
+
+// env is the resolved Options a snapshot evaluates with.
+type env struct {
+	custom   map[string]CustomStrategy
+	randIntN func(n int) int
+	now      func() time.Time
+	hostname string
+}
+
+func newEnv(o Options) *env {
+	e := &env{custom: o.CustomStrategies, randIntN: o.Rand, now: o.Now, hostname: o.Hostname}
+	if e.randIntN == nil {
+		e.randIntN = rand.IntN
+	}
+	if e.now == nil {
+		e.now = time.Now
+	}
+	if e.hostname == "" {
+		e.hostname = os.Getenv("HOSTNAME")
+	}
+	if e.hostname == "" {
+		e.hostname, _ = os.Hostname()
+	}
+	e.hostname = strings.ToLower(e.hostname)
+	return e
+}
+
+// randomIn returns a uniformly random value in 1..n.
+func (e *env) randomIn(n uint32) uint32 {
+	if n == 0 {
+		return 0
+	}
+	return uint32(e.randIntN(int(n))) + 1
+}

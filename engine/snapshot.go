@@ -1,0 +1,126 @@
+package engine
+
+import (
+	"fmt"
+
+	"github.com/signalbox/signalbox/clientapi"
+)
+
+// Snapshot is a compiled, immutable flag configuration. It is safe for
+// concurrent use by any number of goroutines.
+type Snapshot struct {
+	flags    []flag // in payload order
+	byName   map[string]*flag
+	env      *env
+	source   *clientapi.Features
+	warnings []string
+}
+
+type flag struct {
+	name           string
+	enabled        bool
+	impressionData bool
+	strategies     []strategy
+	variants       variantSet
+	deps           []dependency
+}
+
+type dependency struct {
+	parent      *flag // nil when the parent does not exist
+	wantEnabled bool
+	variants    stringSet
+	anyVariant  bool
+}
+
+// Compile builds a snapshot from a client-API payload. It never fails: what
+// cannot be understood (an unknown operator or strategy, a bad regular
+// expression, a missing segment) switches off the affected strategy and is
+// reported by Warnings. A nil payload compiles to an empty snapshot.
+func Compile(payload *clientapi.Features, opts Options) *Snapshot {
+	s := &Snapshot{env: newEnv(opts), source: payload}
+	if payload == nil {
+		s.byName = map[string]*flag{}
+		return s
+	}
+	warn := func(format string, args ...any) { s.warnings = append(s.warnings, fmt.Sprintf(format, args...)) }
+
+	segments := make(map[int][]constraint, len(payload.Segments))
+	for _, seg := range payload.Segments {
+		cs := make([]constraint, 0, len(seg.Constraints))
+		for _, c := range seg.Constraints {
+			cs = append(cs, compileConstraint(c, warn))
+		}
+		segments[seg.ID] = cs
+	}
+
+	s.flags = make([]flag, 0, len(payload.Features))
+	index := make(map[string]int, len(payload.Features))
+	for _, f := range payload.Features {
+		cf := compileFlag(f, segments, s.env, warn)
+		if i, dup := index[f.Name]; dup {
+			s.flags[i] = cf // a later duplicate replaces the earlier one in place
+			continue
+		}
+		index[f.Name] = len(s.flags)
+		s.flags = append(s.flags, cf)
+	}
+	s.byName = make(map[string]*flag, len(s.flags))
+	for i := range s.flags {
+		s.byName[s.flags[i].name] = &s.flags[i]
+	}
+	// Dependencies are resolved once all flags exist. With duplicate names
+	// the last occurrence wins, as it did above.
+	resolved := make(map[string]bool, len(s.flags))
+	for i := len(payload.Features) - 1; i >= 0; i-- {
+		f := payload.Features[i]
+		if resolved[f.Name] {
+			continue
+		}
+		resolved[f.Name] = true
+		cf := s.byName[f.Name]
+		for _, d := range f.Dependencies {
+			cf.deps = append(cf.deps, dependency{
+				parent:      s.byName[d.Feature],
+				wantEnabled: d.WantsEnabled(),
+				variants:    newStringSet(d.Variants),
+				anyVariant:  len(d.Variants) == 0,
+			})
+		}
+	}
+	return s
+}
+
+func compileFlag(f clientapi.Feature, segments map[int][]constraint, e *env, warn func(string, ...any)) flag {
+	cf := flag{name: f.Name, enabled: f.Enabled, impressionData: f.ImpressionData}
+	for _, st := range f.Strategies {
+		cf.strategies = append(cf.strategies, compileStrategy(f.Name, st, segments, e, warn))
+	}
+	// Flag-level variants hash with the first variant's stickiness.
+	sticky := stickiness{}
+	if len(f.Variants) > 0 {
+		sticky = parseStickiness(f.Variants[0].Stickiness)
+	}
+	cf.variants = compileVariants(f.Variants, f.Name, sticky)
+	return cf
+}
+
+// Warnings lists what Compile could not understand, one sentence each.
+func (s *Snapshot) Warnings() []string { return s.warnings }
+
+// Source is the payload the snapshot was compiled from.
+func (s *Snapshot) Source() *clientapi.Features { return s.source }
+
+// Len is the number of flags.
+func (s *Snapshot) Len() int { return len(s.flags) }
+
+// Has reports whether the snapshot knows a flag.
+func (s *Snapshot) Has(name string) bool { _, ok := s.byName[name]; return ok }
+
+// Names lists the flags in payload order.
+func (s *Snapshot) Names() []string {
+	out := make([]string, len(s.flags))
+	for i := range s.flags {
+		out[i] = s.flags[i].name
+	}
+	return out
+}

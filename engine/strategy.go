@@ -1,0 +1,220 @@
+package engine
+
+import (
+	"net/netip"
+	"strings"
+
+	"github.com/signalbox/signalbox/clientapi"
+)
+
+type strategyKind uint8
+
+const (
+	stratUnknown strategyKind = iota
+	stratDefault
+	stratUserWithID
+	stratGradualUserID
+	stratGradualSessionID
+	stratGradualRandom
+	stratFlexibleRollout
+	stratRemoteAddress
+	stratApplicationHostname
+	stratCustom
+)
+
+var builtinStrategies = map[string]strategyKind{
+	"default":                 stratDefault,
+	"userWithId":              stratUserWithID,
+	"gradualRolloutUserId":    stratGradualUserID,
+	"gradualRolloutSessionId": stratGradualSessionID,
+	"gradualRolloutRandom":    stratGradualRandom,
+	"flexibleRollout":         stratFlexibleRollout,
+	"remoteAddress":           stratRemoteAddress,
+	"applicationHostname":     stratApplicationHostname,
+}
+
+// BuiltinStrategies lists the names of the strategies the engine evaluates
+// itself, in the order SDKs announce them when registering.
+func BuiltinStrategies() []string {
+	return []string{"default", "userWithId", "gradualRolloutUserId", "gradualRolloutSessionId",
+		"gradualRolloutRandom", "flexibleRollout", "remoteAddress", "applicationHostname"}
+}
+
+// stickiness says which identifier a rollout or variant bucket hashes.
+type stickiness struct {
+	mode  stickyMode
+	field field
+}
+
+type stickyMode uint8
+
+const (
+	stickyDefault stickyMode = iota // userId, then sessionId, then random
+	stickyRandom
+	stickyField
+)
+
+func parseStickiness(s string) stickiness {
+	switch s {
+	case "", "default":
+		return stickiness{mode: stickyDefault}
+	case "random":
+		return stickiness{mode: stickyRandom}
+	}
+	return stickiness{mode: stickyField, field: fieldOf(s)}
+}
+
+// strategy is a compiled activation strategy.
+type strategy struct {
+	kind        strategyKind
+	off         bool // a referenced segment is missing or an operator unknown
+	constraints []constraint
+
+	percentage float64 // gradual*, flexibleRollout
+	pctOK      bool
+	groupID    string
+	sticky     stickiness
+	ids        stringSet      // userWithId
+	prefixes   []netip.Prefix // remoteAddress
+	addrs      []string       // remoteAddress entries, for exact matches of non-IP values
+	hostnames  []string       // applicationHostname, lower-cased
+	custom     CustomStrategy
+	params     map[string]string // custom strategies see their raw parameters
+
+	variants variantSet
+}
+
+func compileStrategy(flagName string, s clientapi.Strategy, segments map[int][]constraint, e *env, warn func(string, ...any)) strategy {
+	cs := strategy{kind: builtinStrategies[s.Name]}
+	for _, c := range s.Constraints {
+		cc := compileConstraint(c, warn)
+		if cc.op == opUnknown {
+			cs.off = true
+		}
+		cs.constraints = append(cs.constraints, cc)
+	}
+	for _, id := range s.Segments {
+		seg, ok := segments[id]
+		if !ok {
+			warn("flag %q: strategy %q references missing segment %d", flagName, s.Name, id)
+			cs.off = true
+			continue
+		}
+		cs.constraints = append(cs.constraints, seg...)
+	}
+	p := s.Parameters
+	cs.groupID = p["groupId"]
+	switch cs.kind {
+	case stratUserWithID:
+		cs.ids = newStringSet(splitList(p["userIds"]))
+	case stratGradualUserID, stratGradualSessionID, stratGradualRandom:
+		cs.percentage, cs.pctOK = parsePercentage(p["percentage"])
+	case stratFlexibleRollout:
+		cs.percentage, cs.pctOK = parsePercentage(p["rollout"])
+		if cs.groupID == "" {
+			cs.groupID = flagName
+		}
+		cs.sticky = parseStickiness(p["stickiness"])
+	case stratRemoteAddress:
+		cs.addrs = splitList(p["IPs"])
+		cs.prefixes = parsePrefixes(cs.addrs)
+	case stratApplicationHostname:
+		for _, h := range splitList(p["hostNames"]) {
+			cs.hostnames = append(cs.hostnames, strings.ToLower(h))
+		}
+	case stratUnknown:
+		if custom, ok := e.custom[s.Name]; ok {
+			cs.kind, cs.custom, cs.params = stratCustom, custom, map[string]string(p)
+		} else {
+			warn("flag %q: unknown strategy %q evaluates false", flagName, s.Name)
+		}
+	}
+	variantGroup := p["groupId"]
+	if variantGroup == "" {
+		variantGroup = flagName
+	}
+	// Strategy variants use the strategy's stickiness parameter, as the
+	// reference engine does; the variants' own stickiness is ignored.
+	cs.variants = compileVariants(s.Variants, variantGroup, parseStickiness(p["stickiness"]))
+	return cs
+}
+
+// isOn reports whether the strategy switches the flag on for ctx.
+func (s *strategy) isOn(ctx *Context, e *env) bool {
+	if s.off {
+		return false
+	}
+	for i := range s.constraints {
+		if !s.constraints[i].matches(ctx, e) {
+			return false
+		}
+	}
+	switch s.kind {
+	case stratDefault:
+		return true
+	case stratUserWithID:
+		return ctx.UserID != "" && s.ids.has(ctx.UserID)
+	case stratGradualUserID:
+		return s.rollout(ctx.UserID, e)
+	case stratGradualSessionID:
+		return s.rollout(ctx.SessionID, e)
+	case stratGradualRandom:
+		return s.pctOK && s.percentage > 0 && float64(e.randomIn(100)) <= s.percentage
+	case stratFlexibleRollout:
+		return s.flexible(ctx, e)
+	case stratRemoteAddress:
+		return s.remoteAddress(ctx.RemoteAddress)
+	case stratApplicationHostname:
+		for _, h := range s.hostnames {
+			if h == e.hostname {
+				return true
+			}
+		}
+		return false
+	case stratCustom:
+		return s.custom.IsEnabled(s.params, ctx)
+	}
+	return false
+}
+
+// rollout buckets id into 1..100 within the strategy's group. A missing id
+// is off even at 100%.
+func (s *strategy) rollout(id string, e *env) bool {
+	if id == "" || !s.pctOK || s.percentage <= 0 {
+		return false
+	}
+	return float64(normalizedHash(s.groupID, id, 100, rolloutSeed)) <= s.percentage
+}
+
+func (s *strategy) flexible(ctx *Context, e *env) bool {
+	if !s.pctOK || s.percentage <= 0 {
+		return false
+	}
+	switch s.sticky.mode {
+	case stickyDefault:
+		if ctx.UserID != "" {
+			return s.rollout(ctx.UserID, e)
+		}
+		if ctx.SessionID != "" {
+			return s.rollout(ctx.SessionID, e)
+		}
+		return float64(e.randomIn(100)) <= s.percentage
+	case stickyRandom:
+		return float64(e.randomIn(100)) <= s.percentage
+	}
+	// A named stickiness field only: no fallback, and missing means off.
+	v, ok := ctx.value(s.sticky.field)
+	return ok && s.rollout(v, e)
+}
+
+func (s *strategy) remoteAddress(addr string) bool {
+	if addr == "" {
+		return false
+	}
+	for _, a := range s.addrs {
+		if a == addr {
+			return true
+		}
+	}
+	return inPrefixes(s.prefixes, addr)
+}

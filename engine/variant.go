@@ -1,0 +1,95 @@
+package engine
+
+import "github.com/signalbox/signalbox/clientapi"
+
+// variantSet is a compiled list of variants with the group and stickiness
+// their buckets are hashed with.
+type variantSet struct {
+	variants []variant
+	total    uint32
+	group    string
+	sticky   stickiness
+}
+
+type variant struct {
+	name      string
+	weight    uint32
+	payload   *clientapi.Payload
+	overrides []override
+}
+
+type override struct {
+	field  field
+	values stringSet
+}
+
+func compileVariants(list []clientapi.Variant, group string, sticky stickiness) variantSet {
+	vs := variantSet{group: group, sticky: sticky}
+	for _, v := range list {
+		cv := variant{name: v.Name, payload: v.Payload}
+		if v.Weight > 0 {
+			cv.weight = uint32(v.Weight)
+		}
+		for _, o := range v.Overrides {
+			cv.overrides = append(cv.overrides, override{field: fieldOf(o.ContextName), values: newStringSet(o.Values)})
+		}
+		vs.total += cv.weight
+		vs.variants = append(vs.variants, cv)
+	}
+	return vs
+}
+
+// pick returns the variant for ctx, or nil when the list offers none.
+// Overrides win over weights and are checked first, as in the reference
+// engine, so a pinned variant works even when all weights are zero.
+func (vs *variantSet) pick(ctx *Context, e *env) *variant {
+	if len(vs.variants) == 0 {
+		return nil
+	}
+	for i := range vs.variants {
+		v := &vs.variants[i]
+		for _, o := range v.overrides {
+			if val, ok := ctx.value(o.field); ok && o.values.has(val) {
+				return v
+			}
+		}
+	}
+	if vs.total == 0 {
+		return nil
+	}
+	target := vs.target(ctx, e)
+	var sum uint32
+	for i := range vs.variants {
+		v := &vs.variants[i]
+		sum += v.weight
+		if v.weight > 0 && sum >= target {
+			return v
+		}
+	}
+	return nil
+}
+
+// target is the 1..total bucket for ctx. The default stickiness tries
+// userId, sessionId and remoteAddress in that order (as the Node SDK and
+// the reference proxy do) before falling back to a random bucket; a named
+// field that is missing also means random.
+func (vs *variantSet) target(ctx *Context, e *env) uint32 {
+	var id string
+	switch vs.sticky.mode {
+	case stickyDefault:
+		switch {
+		case ctx.UserID != "":
+			id = ctx.UserID
+		case ctx.SessionID != "":
+			id = ctx.SessionID
+		default:
+			id = ctx.RemoteAddress
+		}
+	case stickyField:
+		id, _ = ctx.value(vs.sticky.field)
+	}
+	if id == "" {
+		return e.randomIn(vs.total)
+	}
+	return normalizedHash(vs.group, id, vs.total, variantSeed)
+}

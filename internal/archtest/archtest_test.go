@@ -1,0 +1,76 @@
+// Package archtest guards the direction of dependencies between packages.
+package archtest
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/signalbox/signalbox"
+
+// deps lists every package that pkg imports, directly or not.
+func deps(t *testing.T, pkg string) []string {
+	t.Helper()
+	out, err := exec.Command("go", "list", "-deps", "-test=false", pkg).CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list -deps %s: %v\n%s", pkg, err, out)
+	}
+	return strings.Fields(string(out))
+}
+
+func TestDependencyDirection(t *testing.T) {
+	tests := []struct {
+		pkg string
+		// ours lists the only packages of this module pkg may import.
+		ours []string
+		// forbidden lists packages pkg must not import at all.
+		forbidden []string
+	}{
+		{
+			pkg:       module + "/engine",
+			ours:      []string{module + "/clientapi"},
+			forbidden: []string{"net/http", "database/sql", "os/exec", "github.com/dop251/goja"},
+		},
+		{
+			pkg:       module + "/clientapi",
+			ours:      nil,
+			forbidden: []string{"net/http", "database/sql"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.pkg, func(t *testing.T) {
+			allowed := map[string]bool{tt.pkg: true}
+			for _, p := range tt.ours {
+				allowed[p] = true
+			}
+			for _, d := range deps(t, tt.pkg) {
+				if strings.HasPrefix(d, module+"/") || d == module {
+					if !allowed[d] {
+						t.Errorf("%s imports %s; it may import only %v of this module", tt.pkg, d, tt.ours)
+					}
+				}
+				for _, f := range tt.forbidden {
+					// Exact match: database/sql/driver (interfaces only, pulled
+					// in by the semver library) is fine; the SQL package is not.
+					if d == f {
+						t.Errorf("%s imports %s, which it must not", tt.pkg, d)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestProxyStandsAlone keeps the proxy deployable without the server: it must
+// not import the server, the store or a database driver. (database/sql
+// itself comes in through the Prometheus collectors and is harmless.)
+func TestProxyStandsAlone(t *testing.T) {
+	for _, d := range deps(t, module+"/proxy") {
+		for _, f := range []string{module + "/server", module + "/store", "github.com/jackc/pgx", "modernc.org/sqlite"} {
+			if d == f || strings.HasPrefix(d, f+"/") {
+				t.Errorf("proxy imports %s", d)
+			}
+		}
+	}
+}
