@@ -6,7 +6,7 @@ import "encoding/json"
 type Features struct {
 	Version  int       `json:"version"`
 	Features []Feature `json:"features"`
-	Segments []Segment `json:"segments,omitempty"`
+	Segments []Segment `json:"segments"`
 	Query    *Query    `json:"query,omitempty"`
 	Meta     *Meta     `json:"meta,omitempty"`
 }

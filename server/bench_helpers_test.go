@@ -1,0 +1,75 @@
+package server
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"path/filepath"
+	"testing"
+
+	"github.com/signalbox/signalbox/internal/fixture"
+	"github.com/signalbox/signalbox/store"
+	"github.com/signalbox/signalbox/store/sqlstore"
+)
+
+// newBenchServer builds a server holding n generated flags in development.
+func newBenchServer(b *testing.B, _ *testing.T, n int) *testServer {
+	b.Helper()
+	ctx := context.Background()
+	st, err := sqlstore.Open(ctx, filepath.Join(b.TempDir(), "bench.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { st.Close() })
+	if _, err := Bootstrap(ctx, st, BootstrapConfig{ClientTokens: []string{testClientToken}, AdminPassword: "x"}); err != nil {
+		b.Fatal(err)
+	}
+	srv, err := New(ctx, st, Config{Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		b.Fatal(err)
+	}
+	payload := fixture.Features(n, 1)
+	pctx := withPrincipal(ctx, &Principal{Token: &store.APIToken{TokenName: "bench"}})
+	err = srv.change(pctx, func(tx store.Tx) ([]store.Event, error) {
+		for _, f := range payload.Features {
+			if _, err := tx.CreateFeature(ctx, store.Feature{Name: f.Name, Project: store.DefaultProject, Type: "release"}); err != nil {
+				return nil, err
+			}
+			if _, err := tx.UpdateFeatureEnvironment(ctx, store.FeatureEnvironment{Feature: f.Name, Environment: store.EnvDevelopment, Enabled: f.Enabled, Variants: f.Variants}); err != nil {
+				return nil, err
+			}
+			for i, s := range f.Strategies {
+				if _, err := tx.CreateStrategy(ctx, store.Strategy{Feature: f.Name, Environment: store.EnvDevelopment, Name: s.Name, SortOrder: i, Parameters: s.Parameters, Constraints: s.Constraints, Variants: s.Variants}); err != nil {
+					return nil, err
+				}
+			}
+		}
+		return []store.Event{{Type: "feature-import"}}, nil
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return &testServer{srv: srv}
+}
+
+// discardRecorder is a ResponseWriter that counts bytes and keeps nothing,
+// so benchmarks measure the handler rather than buffer growth.
+type discardRecorder struct {
+	h    http.Header
+	code int
+	n    int
+}
+
+func newDiscardRecorder() *discardRecorder { return &discardRecorder{h: http.Header{}} }
+
+func (d *discardRecorder) Header() http.Header { return d.h }
+func (d *discardRecorder) WriteHeader(c int)   { d.code = c }
+func (d *discardRecorder) Write(p []byte) (int, error) {
+	if d.code == 0 {
+		d.code = http.StatusOK
+	}
+	d.n += len(p)
+	return len(p), nil
+}
+func (d *discardRecorder) reset() { clear(d.h); d.code = 0; d.n = 0 }

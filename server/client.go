@@ -1,0 +1,207 @@
+package server
+
+import (
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/signalbox/signalbox/clientapi"
+	"github.com/signalbox/signalbox/internal/apierr"
+	"github.com/signalbox/signalbox/store"
+)
+
+// sdkRoute registers a client or frontend API route: the token must be of
+// kind, and errors are written as Error records.
+func (m mux) sdk(pattern, kind string, h func(w http.ResponseWriter, r *http.Request, tok *store.APIToken) error) {
+	s := m.s
+	m.Handle(pattern, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		tok, err := s.authenticateSDK(r, kind)
+		if err == nil {
+			err = h(w, r, tok)
+		}
+		if err != nil {
+			s.writeError(w, r, err)
+		}
+	}))
+}
+
+// clientQueryFor builds the payload query of a request: the token's scope
+// narrowed by the project, namePrefix and tag parameters.
+func clientQueryFor(r *http.Request, tok *store.APIToken) (clientQuery, error) {
+	q := clientQuery{Environment: tokenEnvironment(tok), Projects: tok.Projects, NamePrefix: r.URL.Query().Get("namePrefix")}
+	all := len(tok.Projects) == 0 || (len(tok.Projects) == 1 && tok.Projects[0] == "*")
+	if asked := r.URL.Query()["project"]; len(asked) > 0 {
+		var keep []string
+		for _, p := range asked {
+			if all || contains(tok.Projects, p) {
+				keep = append(keep, p)
+			}
+		}
+		if keep == nil {
+			keep = []string{"\x00none"} // asked only for projects outside the token: nothing
+		}
+		q.Projects = keep
+	}
+	for _, t := range r.URL.Query()["tag"] {
+		typ, value, ok := strings.Cut(t, ":")
+		if !ok || typ == "" || value == "" {
+			return q, apierr.Invalid("tag", "tag filters have the form type:value, got %q", t)
+		}
+		q.Tags = append(q.Tags, store.Tag{Type: typ, Value: value})
+	}
+	return q, nil
+}
+
+func contains(list []string, v string) bool {
+	for _, x := range list {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+// etagMatches implements If-None-Match for our strong ETags: a weak form of
+// the same value matches too, as do lists and "*".
+func etagMatches(header, etag string) bool {
+	if header == "" {
+		return false
+	}
+	for _, candidate := range strings.Split(header, ",") {
+		candidate = strings.TrimPrefix(strings.TrimSpace(candidate), "W/")
+		if candidate == "*" || candidate == etag {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *Server) handleClientFeatures(w http.ResponseWriter, r *http.Request, tok *store.APIToken) error {
+	q, err := clientQueryFor(r, tok)
+	if err != nil {
+		return err
+	}
+	p, err := s.payload(r.Context(), q)
+	if err != nil {
+		return err
+	}
+	h := w.Header()
+	h.Set("ETag", p.etag)
+	h.Set("Cache-Control", "no-cache")
+	if etagMatches(r.Header.Get("If-None-Match"), p.etag) {
+		w.WriteHeader(http.StatusNotModified)
+		return nil
+	}
+	h.Set("Content-Type", "application/json; charset=utf-8")
+	_, err = w.Write(p.body)
+	return err
+}
+
+func (s *Server) handleClientFeature(w http.ResponseWriter, r *http.Request, tok *store.APIToken) error {
+	q, err := clientQueryFor(r, tok)
+	if err != nil {
+		return err
+	}
+	p, err := s.payload(r.Context(), q)
+	if err != nil {
+		return err
+	}
+	name := r.PathValue("featureName")
+	for _, f := range p.features.Features {
+		if f.Name == name {
+			return writeJSON(w, http.StatusOK, f)
+		}
+	}
+	return apierr.New(apierr.NotFound, "no feature named %s is visible to this token", name)
+}
+
+func (s *Server) handleClientRegister(w http.ResponseWriter, r *http.Request, tok *store.APIToken) error {
+	var reg clientapi.Registration
+	if err := decode(w, r, &reg); err != nil {
+		return err
+	}
+	if strings.TrimSpace(reg.AppName) == "" {
+		return &apierr.Error{Kind: apierr.BadData, Message: "appName is required", Details: []apierr.Detail{{Path: "appName", Message: "appName is required"}}}
+	}
+	if reg.InstanceID == "" {
+		reg.InstanceID = "default"
+	}
+	env := reg.Environment
+	if env == "" {
+		env = tokenEnvironment(tok)
+	}
+	now := s.now()
+	err := s.store.Update(r.Context(), func(tx store.Tx) error {
+		if _, err := tx.RegisterClientApplication(r.Context(), store.ClientApplication{AppName: reg.AppName, Strategies: reg.Strategies, SeenAt: &now}); err != nil {
+			return err
+		}
+		in := store.ClientInstance{
+			AppName: reg.AppName, InstanceID: reg.InstanceID, Environment: env,
+			SDKVersion: reg.SDKVersion, ClientIP: remoteIP(r), IntervalMillis: reg.Interval, LastSeen: now,
+		}
+		if !reg.Started.IsZero() {
+			started := reg.Started
+			in.Started = &started
+		}
+		return tx.UpsertClientInstance(r.Context(), in)
+	})
+	if err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusAccepted)
+	return nil
+}
+
+func (s *Server) handleClientMetrics(w http.ResponseWriter, r *http.Request, tok *store.APIToken) error {
+	var m clientapi.Metrics
+	if err := decode(w, r, &m); err != nil {
+		return err
+	}
+	if err := validateMetrics(&m); err != nil {
+		return err
+	}
+	env := m.Environment
+	if env == "" {
+		env = tokenEnvironment(tok)
+	}
+	s.recordMetrics(m, env)
+	w.WriteHeader(http.StatusAccepted)
+	return nil
+}
+
+// validateMetrics checks what the aggregation relies on.
+func validateMetrics(m *clientapi.Metrics) error {
+	if strings.TrimSpace(m.AppName) == "" {
+		return apierr.Invalid("appName", "appName is required")
+	}
+	if m.Bucket.Start.IsZero() || m.Bucket.Stop.IsZero() {
+		return apierr.Invalid("bucket", "bucket.start and bucket.stop are required")
+	}
+	for name, c := range m.Bucket.Toggles {
+		if name == "" || c.Yes < 0 || c.No < 0 {
+			return apierr.Invalid("bucket.toggles", "toggle counts must be named and not negative")
+		}
+		for _, v := range c.Variants {
+			if v < 0 {
+				return apierr.Invalid("bucket.toggles", "variant counts must not be negative")
+			}
+		}
+	}
+	return nil
+}
+
+func remoteIP(r *http.Request) string {
+	host := r.RemoteAddr
+	if i := strings.LastIndexByte(host, ':'); i > 0 {
+		host = host[:i]
+	}
+	return strings.Trim(host, "[]")
+}
+
+// timeOrNow is t, or now when t is zero.
+func timeOrNow(t time.Time, now func() time.Time) time.Time {
+	if t.IsZero() {
+		return now()
+	}
+	return t
+}

@@ -1,0 +1,138 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+
+	"github.com/signalbox/signalbox/internal/apierr"
+	"github.com/signalbox/signalbox/internal/httpx"
+	"github.com/signalbox/signalbox/store"
+)
+
+// handlerFunc is an HTTP handler that returns its error instead of writing
+// it, so that statuses are chosen in one place (apierr).
+type handlerFunc func(w http.ResponseWriter, r *http.Request) error
+
+// maxBody bounds admin and SDK request bodies.
+const maxBody = 2 << 20
+
+// mux wraps ServeMux with the server's route registration helpers.
+type mux struct {
+	s *Server
+	*http.ServeMux
+}
+
+// admin registers an admin route that needs perm. The principal is put in
+// the request context for the handler.
+func (m mux) admin(pattern string, perm Permission, h handlerFunc) {
+	s := m.s
+	m.Handle(pattern, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p, err := s.authenticateAdmin(r)
+		if err == nil && !p.can(perm) {
+			err = noAccess(perm, r.PathValue("environment"))
+		}
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		if err := h(w, r.WithContext(withPrincipal(r.Context(), p))); err != nil {
+			s.writeError(w, r, err)
+		}
+	}))
+}
+
+// public registers a route that needs no authentication.
+func (m mux) public(pattern string, h handlerFunc) {
+	s := m.s
+	m.Handle(pattern, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := h(w, r); err != nil {
+			s.writeError(w, r, err)
+		}
+	}))
+}
+
+func noAccess(perm Permission, environment string) error {
+	if environment != "" {
+		return apierr.New(apierr.NoAccess, "you need permission %s in environment %s to do this", perm, environment)
+	}
+	return apierr.New(apierr.NoAccess, "you need permission %s to do this", perm)
+}
+
+func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	apierr.Write(w, r, s.log, err)
+}
+
+// decode reads a JSON request body into dst with the shared limits and
+// error kinds (415 wrong content type, 413 too large, 400 malformed). An
+// empty body is a validation error here: every admin body has required
+// fields.
+func decode(w http.ResponseWriter, r *http.Request, dst any) error {
+	err := httpx.DecodeJSON(w, r, dst, maxBody)
+	if err == httpx.ErrEmptyBody {
+		return apierr.New(apierr.Validation, "the request body is empty; send a JSON document")
+	}
+	return err
+}
+
+// writeJSON answers with v as JSON.
+func writeJSON(w http.ResponseWriter, status int, v any) error {
+	return httpx.WriteJSON(w, status, v)
+}
+
+// change runs fn in one store transaction and records the audit events fn
+// returns in the same transaction; the local revision moves forward once it
+// commits, so the client API serves the change at once.
+func (s *Server) change(ctx context.Context, fn func(tx store.Tx) ([]store.Event, error)) error {
+	p := principalFrom(ctx)
+	err := s.store.Update(ctx, func(tx store.Tx) error {
+		events, err := fn(tx)
+		if err != nil {
+			return err
+		}
+		for _, e := range events {
+			if e.CreatedBy == "" {
+				e.CreatedBy = p.Name()
+			}
+			if e.CreatedByUserID == 0 {
+				e.CreatedByUserID = p.UserID()
+			}
+			if _, err := tx.AppendEvent(ctx, e); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if rev, err := s.store.Revision(ctx); err == nil {
+		s.raiseRevision(rev)
+	}
+	return nil
+}
+
+// view runs fn in a read transaction.
+func (s *Server) view(ctx context.Context, fn func(r store.Reader) error) error {
+	return s.store.View(ctx, fn)
+}
+
+// eventData marshals v for an event's data or preData; nil stays nil.
+func eventData(v any) json.RawMessage {
+	if v == nil {
+		return nil
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil
+	}
+	return b
+}
+
+// isJSONContentType reports whether a request declares a JSON body (or
+// none at all, which clients that omit the header rely on).
+func isJSONContentType(r *http.Request) bool {
+	ct := r.Header.Get("Content-Type")
+	return ct == "" || strings.Contains(strings.ToLower(ct), "json")
+}

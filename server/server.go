@@ -1,0 +1,166 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/signalbox/signalbox/internal/httpx"
+	"github.com/signalbox/signalbox/store"
+)
+
+// Config configures a Server. Zero values take the documented defaults.
+type Config struct {
+	Log *slog.Logger
+	// Version is reported by health and registration answers.
+	Version string
+	// RevisionPoll is how often the server re-reads the store's revision so
+	// that changes made by other instances sharing the database reach its
+	// caches. Default 1s.
+	RevisionPoll time.Duration
+	// MetricsFlush is how often buffered client metrics are written. Default 10s.
+	MetricsFlush time.Duration
+	// SessionTTL is how long a login session lasts. Default 24h.
+	SessionTTL time.Duration
+	// SecureCookies marks session cookies Secure (behind HTTPS).
+	SecureCookies bool
+	// Now is the clock; default time.Now.
+	Now func() time.Time
+}
+
+// Server serves the APIs over one store.
+type Server struct {
+	cfg      Config
+	log      *slog.Logger
+	store    store.Store
+	now      func() time.Time
+	registry *prometheus.Registry
+	handler  http.Handler
+
+	// revision is the newest store revision this instance knows. Local
+	// writes raise it at once; a poller picks up other instances' writes.
+	revision atomic.Int64
+	ready    atomic.Bool
+
+	clientCache *clientCache
+	tokens      tokenCache
+	metrics     *metricsBuffer
+	logins      *loginLimiter
+	usage       *prometheus.CounterVec
+}
+
+// New builds a Server. It reads the store's revision once; call Run to
+// start the background work (revision polling, metrics flushing).
+func New(ctx context.Context, st store.Store, cfg Config) (*Server, error) {
+	if cfg.Log == nil {
+		cfg.Log = slog.Default()
+	}
+	if cfg.RevisionPoll <= 0 {
+		cfg.RevisionPoll = time.Second
+	}
+	if cfg.MetricsFlush <= 0 {
+		cfg.MetricsFlush = 10 * time.Second
+	}
+	if cfg.SessionTTL <= 0 {
+		cfg.SessionTTL = 24 * time.Hour
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	s := &Server{cfg: cfg, log: cfg.Log, store: st, now: cfg.Now, registry: prometheus.NewRegistry()}
+	s.registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	s.usage = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "feature_toggle_usage_total", Help: "Flag evaluations reported by SDKs through client metrics.",
+	}, []string{"toggle", "active", "appName"})
+	s.registry.MustRegister(s.usage)
+	s.clientCache = newClientCache()
+	s.metrics = newMetricsBuffer()
+	s.logins = newLoginLimiter(cfg.Now)
+	rev, err := st.Revision(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s.revision.Store(rev)
+	s.ready.Store(true)
+	h, err := s.routes()
+	if err != nil {
+		return nil, err
+	}
+	s.handler = h
+	return s, nil
+}
+
+// Handler is the server's HTTP handler.
+func (s *Server) Handler() http.Handler { return s.handler }
+
+// Registry is the Prometheus registry the server reports to.
+func (s *Server) Registry() *prometheus.Registry { return s.registry }
+
+// Run polls the store revision and flushes client metrics until ctx ends,
+// then writes the metrics still buffered.
+func (s *Server) Run(ctx context.Context) error {
+	poll := time.NewTicker(s.cfg.RevisionPoll)
+	flush := time.NewTicker(s.cfg.MetricsFlush)
+	defer poll.Stop()
+	defer flush.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			fctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			err := s.FlushMetrics(fctx)
+			cancel()
+			return err
+		case <-poll.C:
+			s.refreshRevision(ctx)
+		case <-flush.C:
+			if err := s.FlushMetrics(ctx); err != nil && !errors.Is(err, context.Canceled) {
+				s.log.Warn("writing client metrics failed; they stay buffered", "err", err)
+			}
+		}
+	}
+}
+
+// refreshRevision reads the store's revision; readiness follows whether the
+// database answers.
+func (s *Server) refreshRevision(ctx context.Context) {
+	rev, err := s.store.Revision(ctx)
+	if err != nil {
+		if s.ready.Swap(false) {
+			s.log.Error("database is not answering", "err", err)
+		}
+		return
+	}
+	if !s.ready.Swap(true) {
+		s.log.Info("database answers again")
+	}
+	s.raiseRevision(rev)
+}
+
+// raiseRevision moves the known revision forward, never back.
+func (s *Server) raiseRevision(rev int64) {
+	for {
+		cur := s.revision.Load()
+		if rev <= cur || s.revision.CompareAndSwap(cur, rev) {
+			return
+		}
+	}
+}
+
+func (s *Server) prometheusHandler() http.Handler {
+	return promhttp.HandlerFor(s.registry, promhttp.HandlerOpts{})
+}
+
+func (s *Server) middleware(mux *http.ServeMux) (http.Handler, error) {
+	metrics, err := httpx.HTTPMetrics(s.registry)
+	if err != nil {
+		return nil, err
+	}
+	return httpx.Chain(mux, httpx.Recover(s.log), httpx.AccessLog(s.log), metrics, httpx.JSONMisses()), nil
+}
