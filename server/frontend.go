@@ -117,4 +117,3 @@ func frontendContextFromQuery(r *http.Request) engine.Context {
 	ctx = engine.ContextFromWire(&wire)
 	return ctx
 }
-

@@ -8,7 +8,7 @@ type Permission string
 
 // The permissions admin routes require.
 const (
-	PermRead Permission = "READ" // any signed-in user or admin token
+	PermRead  Permission = "READ" // any signed-in user or admin token
 	PermAdmin Permission = "ADMIN"
 
 	PermCreateProject Permission = "CREATE_PROJECT"
