@@ -31,6 +31,16 @@ if ! command -v initdb >/dev/null 2>&1; then
 	echo "test.sh: PostgreSQL binaries missing: the PostgreSQL store tests will skip (they fail under CI)" >&2
 fi
 
+# The compatibility tests drive real Unleash clients from npm (versions
+# pinned in test/compat/package-lock.json).
+if command -v npm >/dev/null 2>&1; then
+	say "npm clients for the compatibility tests"
+	(cd test/compat && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
+elif [ -n "${CI:-}" ]; then
+	echo "test.sh: node and npm are needed for the compatibility tests" >&2
+	exit 1
+fi
+
 say "go vet"
 go vet ./...
 
@@ -44,7 +54,7 @@ say "tests"
 go test -count=1 ./...
 
 say "race detector on the concurrent packages"
-go test -count=1 -race $(go list ./engine/... ./proxy/... ./store/... 2>/dev/null)
+go test -count=1 -race $(go list ./engine/... ./proxy/... ./store/... ./server/... ./internal/... 2>/dev/null)
 
 say "fuzz targets ($FUZZTIME each)"
 for pkg in $(go list ./...); do

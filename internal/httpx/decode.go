@@ -1,0 +1,151 @@
+package httpx
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"reflect"
+	"strings"
+
+	"github.com/signalbox/signalbox/internal/apierr"
+)
+
+// DefaultMaxBodyBytes is the body limit DecodeJSON applies when given
+// maxBytes <= 0.
+const DefaultMaxBodyBytes = 1 << 20
+
+// ErrEmptyBody is the cause of the error DecodeJSON returns for a missing
+// or all-whitespace body; test for it with errors.Is. The error itself is
+// a BadDataError, so callers that do not care can pass it to apierr.Write.
+var ErrEmptyBody = errors.New("request body is empty")
+
+// DecodeJSON decodes the JSON body of r into dst, reading at most maxBytes
+// (DefaultMaxBodyBytes when maxBytes <= 0). Unknown fields are ignored, as
+// Unleash ignores them. Every error is an *apierr.Error:
+//
+//   - Content-Type present but not JSON: ContentType (415). A request
+//     without Content-Type is read as JSON, as the Unleash proxy does.
+//   - body longer than maxBytes: PayloadTooLarge (413).
+//   - empty body: BadData wrapping ErrEmptyBody.
+//   - malformed JSON, or more than one value: BadData (400), naming the
+//     byte (counted from 1) where parsing failed.
+//   - a value of the wrong JSON type: Validation (400) naming the field.
+//
+// w is needed so that http.MaxBytesReader can close the connection after an
+// oversized body instead of reading the rest of it.
+func DecodeJSON(w http.ResponseWriter, r *http.Request, dst any, maxBytes int64) error {
+	if err := checkContentType(r.Header.Get("Content-Type")); err != nil {
+		return err
+	}
+	if maxBytes <= 0 {
+		maxBytes = DefaultMaxBodyBytes
+	}
+	if r.Body == nil {
+		return apierr.Wrap(apierr.BadData, ErrEmptyBody, "request body is empty")
+	}
+	body := &countingReader{r: http.MaxBytesReader(w, r.Body, maxBytes)}
+	dec := json.NewDecoder(body)
+	if err := dec.Decode(dst); err != nil {
+		return decodeError(err, maxBytes, body.n)
+	}
+	// A second value or trailing garbage means the client sent something
+	// other than what we decoded; say so rather than act on half of it.
+	if _, err := dec.Token(); err != io.EOF {
+		if err == nil {
+			return apierr.New(apierr.BadData,
+				"the request body could not be parsed as JSON: unexpected data after the JSON value that ends at byte %d", dec.InputOffset())
+		}
+		return decodeError(err, maxBytes, body.n)
+	}
+	return nil
+}
+
+// countingReader counts the bytes read, to tell where a truncated body ended.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// checkContentType accepts an absent type, application/json and any
+// application/*+json type, ignoring parameters such as charset.
+func checkContentType(ct string) error {
+	if strings.TrimSpace(ct) == "" {
+		return nil
+	}
+	mt, _, err := mime.ParseMediaType(ct)
+	if err == nil && (mt == "application/json" ||
+		(strings.HasPrefix(mt, "application/") && strings.HasSuffix(mt, "+json"))) {
+		return nil
+	}
+	return apierr.New(apierr.ContentType, "the request body must be JSON (Content-Type: application/json), not %q", ct)
+}
+
+// decodeError maps an encoding/json error to the error kinds DecodeJSON
+// documents.
+func decodeError(err error, limit, read int64) error {
+	var (
+		tooLarge *http.MaxBytesError
+		syntax   *json.SyntaxError
+		typ      *json.UnmarshalTypeError
+		invalid  *json.InvalidUnmarshalError
+	)
+	switch {
+	case errors.As(err, &tooLarge):
+		return apierr.Wrap(apierr.PayloadTooLarge, err, "the request body is larger than %d bytes", limit)
+	case errors.Is(err, io.EOF):
+		return apierr.Wrap(apierr.BadData, ErrEmptyBody, "request body is empty")
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return apierr.Wrap(apierr.BadData, err, "the request body could not be parsed as JSON: it ends after byte %d, inside the JSON value", read)
+	case errors.As(err, &syntax):
+		return apierr.Wrap(apierr.BadData, err, "the request body could not be parsed as JSON: %s at byte %d", syntax.Error(), syntax.Offset)
+	case errors.As(err, &typ):
+		field := typ.Field
+		if field == "" {
+			field = "body"
+		}
+		return apierr.Invalid(field, "%s must be %s, not %s", field, jsonKind(typ.Type), typ.Value)
+	case errors.As(err, &invalid):
+		// dst was not a non-nil pointer: a bug in the caller, not the client.
+		return apierr.Wrap(apierr.Internal, err, "cannot decode request body")
+	default:
+		// Read errors from the connection (client went away, timeout).
+		return apierr.Wrap(apierr.BadRequest, err, "the request body could not be read")
+	}
+}
+
+// jsonKind names the JSON type a Go type is decoded from, for messages
+// meant for API callers rather than Go programmers.
+func jsonKind(t reflect.Type) string {
+	if t == nil {
+		return "a different type"
+	}
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Bool:
+		return "a boolean"
+	case reflect.String:
+		return "a string"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return "an integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.Map, reflect.Struct:
+		return "an object"
+	default:
+		return fmt.Sprintf("a %s", t.Kind())
+	}
+}

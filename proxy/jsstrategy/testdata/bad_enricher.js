@@ -1,0 +1,1 @@
+module.exports = [(ctx) => ctx, 42];

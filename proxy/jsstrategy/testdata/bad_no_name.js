@@ -1,0 +1,1 @@
+module.exports = [{ name: 'ok', isEnabled: () => true }, { isEnabled: () => true }];

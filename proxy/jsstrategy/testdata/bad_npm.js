@@ -1,0 +1,2 @@
+const leftPad = require('left-pad');
+module.exports = [];

@@ -1,0 +1,52 @@
+// Runs the Node server SDK (unleash-client) against a Signalbox server and
+// prints, as one JSON document, isEnabled and getVariant for every flag and
+// context it is given. Input (env): URL (API base, e.g. http://127.0.0.1:4242/api),
+// TOKEN (client token), CASES (path of a JSON file {flags: [...], contexts: [...]}).
+// It waits until its metrics were accepted, so the caller can check them.
+'use strict';
+const fs = require('fs');
+const { Unleash } = require('unleash-client');
+
+const cases = JSON.parse(fs.readFileSync(process.env.CASES, 'utf8'));
+const timeout = setTimeout(() => fail('timed out'), 20000);
+
+function fail(msg) {
+  console.error('server-sdk: ' + msg);
+  process.exit(1);
+}
+
+const unleash = new Unleash({
+  url: process.env.URL,
+  appName: 'compat-server-sdk',
+  instanceId: 'compat-1',
+  refreshInterval: 1000,
+  metricsInterval: 500,
+  disableAutoStart: false,
+  customHeaders: { Authorization: process.env.TOKEN },
+});
+unleash.on('error', (e) => fail(String(e && e.message ? e.message : e)));
+unleash.on('warn', () => {});
+
+let registered = false;
+unleash.on('registered', () => { registered = true; });
+
+unleash.on('synchronized', () => {
+  const results = [];
+  for (const ctx of cases.contexts) {
+    for (const flag of cases.flags) {
+      const variant = unleash.getVariant(flag, ctx);
+      results.push({
+        flag,
+        context: ctx,
+        enabled: unleash.isEnabled(flag, ctx),
+        variant: { name: variant.name, enabled: variant.enabled, payload: variant.payload || null },
+      });
+    }
+  }
+  unleash.once('sent', () => {
+    clearTimeout(timeout);
+    process.stdout.write(JSON.stringify({ registered, results }));
+    unleash.destroy();
+    process.exit(0);
+  });
+});
