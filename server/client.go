@@ -10,9 +10,10 @@ import (
 	"github.com/signalbox/signalbox/store"
 )
 
-// sdkRoute registers a client or frontend API route: the token must be of
+// sdk registers a client or frontend API route: the token must be of
 // kind, and errors are written as Error records.
 func (m mux) sdk(pattern, kind string, h func(w http.ResponseWriter, r *http.Request, tok *store.APIToken) error) {
+	m.record(pattern, kind, "")
 	s := m.s
 	m.Handle(pattern, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		tok, err := s.authenticateSDK(r, kind)

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"errors"
 	"net/http"
 	"strings"
 
@@ -24,7 +25,7 @@ func (s *Server) handleFrontendPost(w http.ResponseWriter, r *http.Request, tok 
 		Context clientapi.Context `json:"context"`
 		Toggles []string          `json:"toggles"`
 	}
-	if err := httpx.DecodeJSON(w, r, &body, maxBody); err != nil && err != httpx.ErrEmptyBody {
+	if err := httpx.DecodeJSON(w, r, &body, maxBody); err != nil && !errors.Is(err, httpx.ErrEmptyBody) {
 		return err
 	}
 	ctx := engine.ContextFromWire(&body.Context)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"strings"
 
 	"github.com/signalbox/signalbox/internal/apierr"
 	"github.com/signalbox/signalbox/internal/httpx"
@@ -18,15 +17,32 @@ type handlerFunc func(w http.ResponseWriter, r *http.Request) error
 // maxBody bounds admin and SDK request bodies.
 const maxBody = 2 << 20
 
-// mux wraps ServeMux with the server's route registration helpers.
+// mux wraps ServeMux with the server's route registration helpers. Every
+// route registered through them is also recorded in the server's route
+// table, from which the OpenAPI document is built.
 type mux struct {
 	s *Server
 	*http.ServeMux
 }
 
+// Route describes one registered endpoint.
+type Route struct {
+	Pattern    string     // ServeMux pattern, "METHOD /path/{param}"
+	Auth       string     // "admin", "client", "frontend" or "none"
+	Permission Permission // for admin routes
+}
+
+func (m mux) record(pattern, auth string, perm Permission) {
+	m.s.routeTable = append(m.s.routeTable, Route{Pattern: pattern, Auth: auth, Permission: perm})
+}
+
+// Routes lists every endpoint the server registered, in registration order.
+func (s *Server) Routes() []Route { return s.routeTable }
+
 // admin registers an admin route that needs perm. The principal is put in
 // the request context for the handler.
 func (m mux) admin(pattern string, perm Permission, h handlerFunc) {
+	m.record(pattern, "admin", perm)
 	s := m.s
 	m.Handle(pattern, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p, err := s.authenticateAdmin(r)
@@ -43,8 +59,16 @@ func (m mux) admin(pattern string, perm Permission, h handlerFunc) {
 	}))
 }
 
+// adminCatchAll is admin without recording the route.
+func (m mux) adminCatchAll(pattern string, perm Permission, h handlerFunc) {
+	n := len(m.s.routeTable)
+	m.admin(pattern, perm, h)
+	m.s.routeTable = m.s.routeTable[:n]
+}
+
 // public registers a route that needs no authentication.
 func (m mux) public(pattern string, h handlerFunc) {
+	m.record(pattern, "none", "")
 	s := m.s
 	m.Handle(pattern, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if err := h(w, r); err != nil {
@@ -65,15 +89,10 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 }
 
 // decode reads a JSON request body into dst with the shared limits and
-// error kinds (415 wrong content type, 413 too large, 400 malformed). An
-// empty body is a validation error here: every admin body has required
-// fields.
+// error kinds (415 wrong content type, 413 too large, 400 malformed or
+// empty: every admin body has required fields).
 func decode(w http.ResponseWriter, r *http.Request, dst any) error {
-	err := httpx.DecodeJSON(w, r, dst, maxBody)
-	if err == httpx.ErrEmptyBody {
-		return apierr.New(apierr.Validation, "the request body is empty; send a JSON document")
-	}
-	return err
+	return httpx.DecodeJSON(w, r, dst, maxBody)
 }
 
 // writeJSON answers with v as JSON.
@@ -128,11 +147,4 @@ func eventData(v any) json.RawMessage {
 		return nil
 	}
 	return b
-}
-
-// isJSONContentType reports whether a request declares a JSON body (or
-// none at all, which clients that omit the header rely on).
-func isJSONContentType(r *http.Request) bool {
-	ct := r.Header.Get("Content-Type")
-	return ct == "" || strings.Contains(strings.ToLower(ct), "json")
 }

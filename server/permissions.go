@@ -48,6 +48,7 @@ const (
 
 	PermCreateAPIToken Permission = "CREATE_API_TOKEN"
 	PermReadAPIToken   Permission = "READ_API_TOKEN"
+	PermUpdateAPIToken Permission = "UPDATE_API_TOKEN"
 	PermDeleteAPIToken Permission = "DELETE_API_TOKEN"
 )
 

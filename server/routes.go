@@ -13,6 +13,7 @@ func (s *Server) routes() (http.Handler, error) {
 
 	m.public("GET /health", s.handleHealth)
 	m.public("GET /ready", s.handleReady)
+	m.record("GET /internal-backstage/prometheus", "none", "")
 	m.Handle("GET /internal-backstage/prometheus", s.prometheusHandler())
 
 	m.public("POST /auth/simple/login", s.handleLogin)
@@ -35,8 +36,9 @@ func (s *Server) routes() (http.Handler, error) {
 	for _, register := range adminAreas {
 		register(s, m)
 	}
-	// Unknown admin paths: 401 without credentials, 404 with them.
-	m.admin("/api/admin/", PermRead, func(w http.ResponseWriter, r *http.Request) error {
+	// Unknown admin paths: 401 without credentials, 404 with them. Not
+	// recorded: it is a catch-all, not an endpoint.
+	m.adminCatchAll("/api/admin/", PermRead, func(w http.ResponseWriter, r *http.Request) error {
 		return notFoundPath(r)
 	})
 	return s.middleware(m.ServeMux)

@@ -43,6 +43,8 @@ type Server struct {
 	now      func() time.Time
 	registry *prometheus.Registry
 	handler  http.Handler
+	// routeTable records every registered endpoint (see Routes).
+	routeTable []Route
 
 	// revision is the newest store revision this instance knows. Local
 	// writes raise it at once; a poller picks up other instances' writes.

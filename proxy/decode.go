@@ -1,0 +1,254 @@
+package proxy
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"math"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/signalbox/signalbox/clientapi"
+	"github.com/signalbox/signalbox/engine"
+	"github.com/signalbox/signalbox/internal/apierr"
+	"github.com/signalbox/signalbox/internal/httpx"
+)
+
+// requestError is a 4xx answer with the reference proxy's error body:
+// {"error": "...", "validation": [...]}.
+type requestError struct {
+	status     int
+	msg        string
+	validation []validationItem
+}
+
+// validationItem names one problem of a request body. dataPath follows
+// the reference's ".body.field" spelling.
+type validationItem struct {
+	Keyword  string `json:"keyword"`
+	DataPath string `json:"dataPath"`
+	Message  string `json:"message"`
+}
+
+func (e *requestError) Error() string { return e.msg }
+
+func invalid(path, keyword, msg string) *requestError {
+	return &requestError{status: http.StatusBadRequest, msg: "Request validation failed",
+		validation: []validationItem{{Keyword: keyword, DataPath: path, Message: msg}}}
+}
+
+// decodeBody decodes a JSON body into dst. An empty body is not an error:
+// it reports empty=true and leaves dst alone.
+func (p *Proxy) decodeBody(w http.ResponseWriter, r *http.Request, dst any) (empty bool, _ *requestError) {
+	err := httpx.DecodeJSON(w, r, dst, p.cfg.MaxBodyBytes)
+	if err == nil {
+		return false, nil
+	}
+	if errors.Is(err, httpx.ErrEmptyBody) {
+		return true, nil
+	}
+	var ae *apierr.Error
+	if !errors.As(err, &ae) {
+		return false, &requestError{status: http.StatusBadRequest, msg: "the request body could not be read"}
+	}
+	re := &requestError{status: ae.Kind.Status(), msg: ae.Message}
+	if ae.Kind == apierr.Validation {
+		re.msg = "Request validation failed"
+		for _, d := range ae.Details {
+			re.validation = append(re.validation, validationItem{Keyword: "type", DataPath: ".body." + d.Path, Message: d.Message})
+		}
+	}
+	if re.status >= 500 {
+		re.status, re.msg = http.StatusBadRequest, "the request body could not be read"
+	}
+	return false, re
+}
+
+// lookupRequest is the body of POST /proxy and /proxy/all. Its members
+// decode themselves (see jsonscan.go) and keep shape problems for parse.
+type lookupRequest struct {
+	Context jsonContext `json:"context"`
+	Toggles jsonToggles `json:"toggles"`
+}
+
+// parse returns the context and the toggles list (nil when absent, null or
+// empty, which all mean "every enabled flag").
+func (l *lookupRequest) parse() (engine.Context, []string, *requestError) {
+	if l.Context.err != nil {
+		return engine.Context{}, nil, l.Context.err
+	}
+	if l.Toggles.err != nil {
+		return engine.Context{}, nil, l.Toggles.err
+	}
+	return l.Context.b.context(), l.Toggles.names, nil
+}
+
+func isKnownField(name string) bool {
+	switch name {
+	case fieldUserID, fieldSessionID, fieldRemoteAddress, fieldEnvironment, fieldAppName, fieldCurrentTime:
+		return true
+	}
+	return false
+}
+
+// kind is the first byte of a JSON value, 'n' for null, 0 when absent.
+func kind(raw json.RawMessage) byte {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return 0
+	}
+	return raw[0]
+}
+
+// metricsRequest is the body browser SDKs post to /proxy/client/metrics.
+type metricsRequest struct {
+	AppName    *string        `json:"appName"`
+	InstanceID *string        `json:"instanceId"`
+	Bucket     *metricsBucket `json:"bucket"`
+}
+
+type metricsBucket struct {
+	Start   json.RawMessage          `json:"start"`
+	Stop    json.RawMessage          `json:"stop"`
+	Toggles map[string]metricsToggle `json:"toggles"`
+}
+
+type metricsToggle struct {
+	Yes      *float64           `json:"yes"`
+	No       *float64           `json:"no"`
+	Variants map[string]float64 `json:"variants"`
+}
+
+// validate checks the body as the reference's schema does and returns the
+// bucket to merge.
+func (m *metricsRequest) validate() (clientapi.MetricsBucket, *requestError) {
+	var items []validationItem
+	req := func(path, msg string) {
+		items = append(items, validationItem{Keyword: "required", DataPath: path, Message: msg})
+	}
+	if m.AppName == nil || *m.AppName == "" {
+		req(".body.appName", "appName is required and must be a non-empty string")
+	}
+	if m.InstanceID == nil || *m.InstanceID == "" {
+		req(".body.instanceId", "instanceId is required and must be a non-empty string")
+	}
+	var out clientapi.MetricsBucket
+	if m.Bucket == nil {
+		req(".body.bucket", "bucket is required")
+	} else {
+		var ok bool
+		if out.Start, ok = parseTime(m.Bucket.Start); !ok {
+			req(".body.bucket.start", "bucket.start is required and must be a date")
+		}
+		if out.Stop, ok = parseTime(m.Bucket.Stop); !ok {
+			req(".body.bucket.stop", "bucket.stop is required and must be a date")
+		}
+		out.Toggles = make(map[string]clientapi.ToggleCount, len(m.Bucket.Toggles))
+		for name, t := range m.Bucket.Toggles {
+			tc := clientapi.ToggleCount{}
+			var okYes, okNo bool
+			tc.Yes, okYes = count(t.Yes)
+			tc.No, okNo = count(t.No)
+			if !okYes || !okNo {
+				items = append(items, validationItem{Keyword: "minimum", DataPath: ".body.bucket.toggles." + name,
+					Message: "yes and no must be numbers of at least 0"})
+				continue
+			}
+			for v, n := range t.Variants {
+				c, ok := count(&n)
+				if !ok {
+					items = append(items, validationItem{Keyword: "minimum", DataPath: ".body.bucket.toggles." + name + ".variants." + v,
+						Message: "variant counts must be numbers of at least 0"})
+					continue
+				}
+				if tc.Variants == nil {
+					tc.Variants = make(map[string]int64, len(t.Variants))
+				}
+				tc.Variants[v] = c
+			}
+			out.Toggles[name] = tc
+		}
+	}
+	if len(items) > 0 {
+		return out, &requestError{status: http.StatusBadRequest, msg: "Request validation failed", validation: items}
+	}
+	return out, nil
+}
+
+// count reads an optional non-negative count; absent is 0.
+func count(f *float64) (int64, bool) {
+	if f == nil {
+		return 0, true
+	}
+	if math.IsNaN(*f) || *f < 0 || *f > 1e15 {
+		return 0, false
+	}
+	return int64(*f), true
+}
+
+// parseTime reads a date as an ISO 8601 string or as milliseconds since
+// the epoch, the two forms the reference's schema accepts.
+func parseTime(raw json.RawMessage) (time.Time, bool) {
+	switch kind(raw) {
+	case 0, 'n':
+		return time.Time{}, false
+	case '"':
+		var s string
+		if json.Unmarshal(raw, &s) != nil {
+			return time.Time{}, false
+		}
+		for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "2006-01-02"} {
+			if t, err := time.Parse(layout, s); err == nil {
+				return t, true
+			}
+		}
+		return time.Time{}, false
+	}
+	ms, err := strconv.ParseFloat(string(bytes.TrimSpace(raw)), 64)
+	if err != nil || math.IsNaN(ms) || math.IsInf(ms, 0) || math.Abs(ms) > 8.64e15 {
+		return time.Time{}, false
+	}
+	return time.UnixMilli(int64(ms)).UTC(), true
+}
+
+// registerRequest is the body SDKs post to /proxy/client/register.
+type registerRequest struct {
+	AppName    *string         `json:"appName"`
+	InstanceID string          `json:"instanceId"`
+	SDKVersion string          `json:"sdkVersion"`
+	Interval   *float64        `json:"interval"`
+	Started    json.RawMessage `json:"started"`
+	Strategies *[]string       `json:"strategies"`
+}
+
+func (rr *registerRequest) validate() (clientapi.Registration, *requestError) {
+	var items []validationItem
+	req := func(path, msg string) {
+		items = append(items, validationItem{Keyword: "required", DataPath: path, Message: msg})
+	}
+	if rr.AppName == nil || *rr.AppName == "" {
+		req(".body.appName", "appName is required and must be a non-empty string")
+	}
+	if rr.Interval == nil || math.IsNaN(*rr.Interval) || *rr.Interval < 0 {
+		req(".body.interval", "interval is required and must be a number of milliseconds")
+	}
+	started, ok := parseTime(rr.Started)
+	if !ok {
+		req(".body.started", "started is required and must be a date")
+	}
+	if rr.Strategies == nil {
+		req(".body.strategies", "strategies is required and must be an array of strategy names")
+	}
+	if len(items) > 0 {
+		return clientapi.Registration{}, &requestError{status: http.StatusBadRequest, msg: "Request validation failed", validation: items}
+	}
+	return clientapi.Registration{
+		AppName:    *rr.AppName,
+		InstanceID: rr.InstanceID,
+		SDKVersion: rr.SDKVersion,
+		Strategies: *rr.Strategies,
+		Started:    started,
+		Interval:   int64(*rr.Interval),
+	}, nil
+}

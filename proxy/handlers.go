@@ -1,0 +1,268 @@
+package proxy
+
+import (
+	"crypto/subtle"
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/signalbox/signalbox/engine"
+)
+
+// Texts of the plain answers. They are our own words; statuses and content
+// types are the reference's.
+const (
+	notReadyText = "The proxy has not loaded a flag configuration from its upstream yet and cannot answer requests. Try again shortly.\n"
+	allOffText   = "The /proxy/all endpoint is turned off. Start the proxy with ENABLE_ALL_ENDPOINT=true (option enableAllEndpoint) to turn it on."
+)
+
+// Header values shared by every answer; net/http only reads them.
+var (
+	hdrJSON         = []string{"application/json; charset=utf-8"}
+	hdrText         = []string{"text/plain; charset=utf-8"}
+	hdrHTML         = []string{"text/html; charset=utf-8"}
+	hdrCacheControl = []string{"public, max-age=2"}
+	hdrNoSniff      = []string{"nosniff"}
+)
+
+// getToggles answers GET /proxy (enabled flags) and GET /proxy/all (every
+// flag). The context comes from the query string.
+func (p *Proxy) getToggles(w http.ResponseWriter, r *http.Request, st *state, all bool) {
+	if !p.authorized(r) {
+		unauthorized(w)
+		return
+	}
+	ctx := contextFromQuery(r.URL.RawQuery)
+	p.finishContext(&ctx, r, true)
+	p.evaluateAndWrite(w, r, st, &ctx, nil, all)
+}
+
+// postToggles answers POST /proxy and POST /proxy/all: with a toggles list
+// exactly those flags (counted in the metrics), otherwise as the GET does.
+func (p *Proxy) postToggles(w http.ResponseWriter, r *http.Request, st *state, all bool) {
+	if !p.authorized(r) {
+		unauthorized(w)
+		return
+	}
+	var body lookupRequest
+	if _, rerr := p.decodeBody(w, r, &body); rerr != nil {
+		writeRequestError(w, rerr)
+		return
+	}
+	ctx, toggles, rerr := body.parse()
+	if rerr != nil {
+		writeRequestError(w, rerr)
+		return
+	}
+	p.finishContext(&ctx, r, len(toggles) == 0)
+	p.evaluateAndWrite(w, r, st, &ctx, toggles, all)
+}
+
+// evaluateAndWrite evaluates the named flags (or every flag, or every
+// enabled flag) and writes the answer.
+func (p *Proxy) evaluateAndWrite(w http.ResponseWriter, r *http.Request, st *state, ctx *engine.Context, names []string, all bool) {
+	rp := getResults()
+	results := *rp
+	switch {
+	case len(names) > 0:
+		for _, name := range names {
+			results = append(results, st.snap.Evaluate(name, ctx))
+		}
+		p.usage.countResults(results)
+	case all:
+		results = st.snap.EvaluateAll(ctx, results)
+	default:
+		results = st.snap.EvaluateEnabled(ctx, results)
+	}
+	bp := getBuf()
+	*bp = appendToggles((*bp)[:0], results, st.payloads)
+	*rp = results
+	putResults(rp)
+	writeJSON(w, r, *bp, true)
+	putBuf(bp)
+}
+
+// writeJSON writes a 200 JSON answer with a weak ETag, answering 304 when
+// a GET or HEAD already holds it (Express's freshness check ignores
+// If-None-Match on other methods, and so do we).
+func writeJSON(w http.ResponseWriter, r *http.Request, body []byte, cacheable bool) {
+	h := w.Header()
+	etag := weakETag(body)
+	h["Etag"] = []string{etag}
+	if cacheable {
+		h["Cache-Control"] = hdrCacheControl
+	}
+	h["Vary"] = append(h["Vary"], "Accept-Encoding")
+	if (r.Method == http.MethodGet || r.Method == http.MethodHead) && etagMatches(r.Header["If-None-Match"], etag) {
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	h["Content-Type"] = hdrJSON
+	h["Content-Length"] = []string{strconv.Itoa(len(body))}
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(body)
+}
+
+// etagMatches applies If-None-Match with the weak comparison: "*" or any
+// listed tag equal to etag once W/ is ignored.
+func etagMatches(values []string, etag string) bool {
+	want := strings.TrimPrefix(etag, "W/")
+	for _, v := range values {
+		for tag := range strings.SplitSeq(v, ",") {
+			tag = strings.TrimSpace(tag)
+			if tag == "*" || strings.TrimPrefix(tag, "W/") == want {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// authorized reports whether the request carries a client key in the
+// configured header. The value must equal a key exactly: "Bearer <key>" is
+// refused, as by the reference.
+func (p *Proxy) authorized(r *http.Request) bool {
+	v := r.Header[p.keyHeader]
+	if len(v) == 0 || v[0] == "" {
+		return false
+	}
+	_, ok := p.keys[v[0]]
+	return ok
+}
+
+// serverSide reports whether the request carries an
+// expServerSideSdkConfig token. Compared in constant time: these tokens
+// unlock the raw configuration.
+func (p *Proxy) serverSide(r *http.Request) bool {
+	v := r.Header[p.keyHeader]
+	if len(v) == 0 || v[0] == "" {
+		return false
+	}
+	found := 0
+	for t := range p.serverTokens {
+		found |= subtle.ConstantTimeCompare([]byte(t), []byte(v[0]))
+	}
+	return found == 1
+}
+
+// clientMetrics merges what a browser SDK posts into the proxy's own
+// metrics. As in the reference, the body is validated before the key.
+func (p *Proxy) clientMetrics(w http.ResponseWriter, r *http.Request) {
+	var body metricsRequest
+	empty, rerr := p.decodeBody(w, r, &body)
+	if rerr == nil && empty {
+		rerr = invalid(".body", "required", "the body must be a metrics object with appName, instanceId and bucket")
+	}
+	if rerr != nil {
+		writeRequestError(w, rerr)
+		return
+	}
+	b, rerr := body.validate()
+	if rerr != nil {
+		writeRequestError(w, rerr)
+		return
+	}
+	if !p.authorized(r) && !p.serverSide(r) {
+		unauthorized(w)
+		return
+	}
+	known := func(string) bool { return false }
+	if st := p.state.Load(); st != nil {
+		known = st.snap.Has
+	}
+	p.usage.addBucket(b, known)
+	okText(w)
+}
+
+// clientRegister accepts SDK registrations and forwards them upstream
+// with the next metrics upload.
+func (p *Proxy) clientRegister(w http.ResponseWriter, r *http.Request) {
+	var body registerRequest
+	empty, rerr := p.decodeBody(w, r, &body)
+	if rerr == nil && empty {
+		rerr = invalid(".body", "required", "the body must be a registration with appName, interval, started and strategies")
+	}
+	if rerr != nil {
+		writeRequestError(w, rerr)
+		return
+	}
+	reg, rerr := body.validate()
+	if rerr != nil {
+		writeRequestError(w, rerr)
+		return
+	}
+	if !p.authorized(r) && !p.serverSide(r) {
+		unauthorized(w)
+		return
+	}
+	p.regs.add(reg)
+	okText(w)
+}
+
+// clientFeatures serves the raw configuration to server-side tokens only.
+func (p *Proxy) clientFeatures(w http.ResponseWriter, r *http.Request, st *state) {
+	if !p.serverSide(r) || st.features == nil {
+		unauthorized(w)
+		return
+	}
+	writeJSON(w, r, st.features, true)
+}
+
+// health answers "ok" as Express's res.send("ok") does: text/html, a weak
+// ETag, no client key needed.
+func health(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h["Content-Type"] = hdrHTML
+	etag := weakETag([]byte("ok"))
+	h["Etag"] = []string{etag}
+	if etagMatches(r.Header["If-None-Match"], etag) {
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	h["Content-Length"] = []string{"2"}
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write([]byte("ok"))
+}
+
+func notReady(w http.ResponseWriter) { writeText(w, http.StatusServiceUnavailable, notReadyText) }
+
+func unauthorized(w http.ResponseWriter) { writeText(w, http.StatusUnauthorized, "Unauthorized") }
+
+func notFound(w http.ResponseWriter) { writeText(w, http.StatusNotFound, "Not Found") }
+
+func okText(w http.ResponseWriter) { writeText(w, http.StatusOK, "OK") }
+
+func writeText(w http.ResponseWriter, status int, text string) {
+	h := w.Header()
+	h["Content-Type"] = hdrText
+	h["X-Content-Type-Options"] = hdrNoSniff
+	h["Content-Length"] = []string{strconv.Itoa(len(text))}
+	w.WriteHeader(status)
+	_, _ = w.Write([]byte(text))
+}
+
+// allDisabled is the 501 of /proxy/all when it is turned off, with the
+// reference's {"error": ...} body.
+func allDisabled(w http.ResponseWriter) {
+	writeErrorBody(w, http.StatusNotImplemented, errorBody{Error: allOffText})
+}
+
+// errorBody is the reference proxy's error shape.
+type errorBody struct {
+	Error      string           `json:"error"`
+	Validation []validationItem `json:"validation,omitempty"`
+}
+
+func writeRequestError(w http.ResponseWriter, e *requestError) {
+	writeErrorBody(w, e.status, errorBody{Error: e.msg, Validation: e.validation})
+}
+
+func writeErrorBody(w http.ResponseWriter, status int, body errorBody) {
+	b, _ := json.Marshal(body)
+	h := w.Header()
+	h["Content-Type"] = hdrJSON
+	h["Content-Length"] = []string{strconv.Itoa(len(b))}
+	w.WriteHeader(status)
+	_, _ = w.Write(b)
+}

@@ -1,0 +1,261 @@
+package proxy
+
+import (
+	"context"
+	"errors"
+	"hash/crc64"
+	"io/fs"
+	"log/slog"
+	"math/rand/v2"
+	"net"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// flushTimeout bounds the final metrics upload when Run is stopped.
+const flushTimeout = 5 * time.Second
+
+// Run reads the backup, loads the bootstrap, registers upstream, then polls
+// the configuration every RefreshInterval and sends usage metrics every
+// MetricsInterval until ctx ends; then it sends the metrics it still holds
+// and returns. Upstream failures never end it: the last good configuration
+// stays in use. Run may be called once.
+func (p *Proxy) Run(ctx context.Context) error {
+	if !p.running.CompareAndSwap(false, true) {
+		return errors.New("proxy: Run was already called")
+	}
+	p.loadBackup(ctx)
+	var wg sync.WaitGroup
+	if p.cfg.ExpBootstrap.URL != "" {
+		wg.Go(func() { p.loadBootstrap(ctx) })
+	}
+	wg.Go(func() { p.metricsLoop(ctx) })
+	p.pollLoop(ctx)
+	wg.Wait()
+	return nil
+}
+
+// loadBackup makes the proxy ready from the storage provider, so that a
+// restart while the upstream is down still serves the last configuration.
+func (p *Proxy) loadBackup(ctx context.Context) {
+	data, err := p.storage.Get(ctx, p.cfg.ServiceAppName)
+	if errors.Is(err, fs.ErrNotExist) {
+		return
+	}
+	if err != nil {
+		p.log.Warn("cannot read the configuration backup", "err", err)
+		return
+	}
+	if len(data) == 0 {
+		return
+	}
+	f, err := parseFeatures(data)
+	if err != nil {
+		p.log.Warn("ignoring an unreadable configuration backup", "err", err)
+		return
+	}
+	p.install(f, fromBackup)
+}
+
+// loadBootstrap loads the configuration from expBootstrap.url. It replaces
+// a backup but never what the upstream already delivered.
+func (p *Proxy) loadBootstrap(ctx context.Context) {
+	_, f, err := p.up.fetchBootstrap(ctx, p.cfg.ExpBootstrap)
+	if err != nil {
+		if ctx.Err() == nil {
+			p.log.Warn("cannot load the bootstrap configuration", "err", err)
+		}
+		return
+	}
+	p.install(f, fromBootstrap)
+}
+
+// pollLoop polls until ctx ends, backing off while the upstream fails.
+func (p *Proxy) pollLoop(ctx context.Context) {
+	var (
+		etag     string
+		lastSum  uint64
+		failures int
+		link     linkState
+	)
+	table := crc64.MakeTable(crc64.ECMA)
+	for {
+		res, err := p.up.fetchFeatures(ctx, etag)
+		if ctx.Err() != nil {
+			return
+		}
+		switch {
+		case err != nil:
+			failures++
+			p.prom.fetches.WithLabelValues("failed").Inc()
+			link.failed(p.log, "cannot fetch the configuration; serving the last good one", err)
+		case res.notModified:
+			failures = 0
+			p.prom.fetches.WithLabelValues("unchanged").Inc()
+			link.ok(p.log, "upstream answers again")
+		default:
+			failures = 0
+			link.ok(p.log, "upstream answers again")
+			etag = res.etag
+			// An upstream without ETags answers 200 every time: skip the
+			// recompile and the backup write when nothing changed.
+			sum := crc64.Checksum(res.raw, table)
+			if sum == lastSum && p.currentSource() == fromUpstream {
+				p.prom.fetches.WithLabelValues("unchanged").Inc()
+				break
+			}
+			lastSum = sum
+			p.prom.fetches.WithLabelValues("changed").Inc()
+			p.install(res.features, fromUpstream)
+			if err := p.storage.Set(ctx, p.cfg.ServiceAppName, res.raw); err != nil {
+				p.log.Warn("cannot save the configuration backup", "err", err)
+			}
+		}
+		wait := backoff(p.cfg.RefreshInterval, failures)
+		if !p.Ready() {
+			// Nothing to serve yet: keep trying at the normal pace (with
+			// jitter) rather than backing off into minutes of 503s.
+			wait = min(wait, p.cfg.RefreshInterval)
+		}
+		if !sleep(ctx, wait) {
+			return
+		}
+	}
+}
+
+func (p *Proxy) currentSource() source {
+	if st := p.state.Load(); st != nil {
+		return st.source
+	}
+	return 0
+}
+
+// backoff is the wait before the next poll: the interval while all is well;
+// after failures it doubles per failure up to ten intervals, with jitter so
+// that many proxies do not return at the same instant.
+func backoff(interval time.Duration, failures int) time.Duration {
+	if failures == 0 {
+		return interval
+	}
+	d := interval
+	for i := 0; i < failures && d < 10*interval; i++ {
+		d *= 2
+	}
+	d = min(d, 10*interval)
+	// Equal jitter: at least half the delay, so backing off stays backing off.
+	half := d / 2
+	return half + rand.N(half+1)
+}
+
+// sleep waits d or until ctx ends; it reports whether to go on.
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
+
+// metricsLoop registers, then sends usage metrics every interval plus
+// jitter, and once more when ctx ends.
+func (p *Proxy) metricsLoop(ctx context.Context) {
+	var link linkState
+	registered := p.registerSelf(ctx, &link)
+	for {
+		wait := p.cfg.MetricsInterval
+		if j := p.cfg.MetricsJitter; j > 0 {
+			wait += rand.N(j + 1)
+		}
+		if !sleep(ctx, wait) {
+			flush, cancel := context.WithTimeout(context.WithoutCancel(ctx), flushTimeout)
+			p.sendMetrics(flush, &link)
+			cancel()
+			return
+		}
+		if !registered {
+			registered = p.registerSelf(ctx, &link)
+		}
+		p.sendMetrics(ctx, &link)
+	}
+}
+
+// registerSelf announces the proxy upstream; a failure is retried with the
+// next metrics upload.
+func (p *Proxy) registerSelf(ctx context.Context, link *linkState) bool {
+	reg := p.up.registration(p.strategies, p.started, p.cfg.MetricsInterval)
+	if err := p.up.register(ctx, reg); err != nil {
+		if ctx.Err() == nil {
+			link.failed(p.log, "cannot register upstream; will retry", err)
+		}
+		return !retryable(err)
+	}
+	return true
+}
+
+// sendMetrics posts every unsent bucket, oldest first. Buckets that fail
+// for a reason that may pass are kept for the next round; a bucket that the
+// upstream refuses outright (4xx) is dropped, as resending cannot help.
+func (p *Proxy) sendMetrics(ctx context.Context, link *linkState) {
+	p.forwardRegistrations(ctx)
+	buckets := p.usage.take()
+	for i, b := range buckets {
+		err := p.up.postMetrics(ctx, b)
+		if err == nil {
+			p.prom.metricsPosts.WithLabelValues("sent").Inc()
+			link.ok(p.log, "metrics reach the upstream again")
+			continue
+		}
+		if !retryable(err) {
+			p.prom.metricsPosts.WithLabelValues("dropped").Inc()
+			link.failed(p.log, "upstream refused a metrics bucket; dropped it", err)
+			continue
+		}
+		p.prom.metricsPosts.WithLabelValues("kept").Add(float64(len(buckets) - i))
+		link.failed(p.log, "cannot send metrics; keeping them for the next try", err)
+		p.usage.giveBack(buckets[i:])
+		return
+	}
+}
+
+// linkState logs a connection's failures once per change of state instead
+// of once per attempt. Errors are compared by class, not by text, because
+// network errors carry ephemeral ports that differ on every attempt.
+type linkState struct {
+	failing bool
+	last    string
+}
+
+func (l *linkState) failed(log *slog.Logger, msg string, err error) {
+	class := msg + "/" + errClass(err)
+	if l.failing && l.last == class {
+		return
+	}
+	l.failing, l.last = true, class
+	log.Warn(msg, "err", err)
+}
+
+func (l *linkState) ok(log *slog.Logger, msg string) {
+	if l.failing {
+		log.Info(msg)
+	}
+	l.failing, l.last = false, ""
+}
+
+// errClass names the kind of an upstream failure.
+func errClass(err error) string {
+	var se *statusError
+	var ne net.Error
+	switch {
+	case errors.As(err, &se):
+		return "status " + strconv.Itoa(se.status)
+	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
+		return "timeout"
+	case errors.As(err, &ne):
+		return "network"
+	}
+	return "payload"
+}

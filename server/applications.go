@@ -1,0 +1,209 @@
+package server
+
+import (
+	"net/http"
+	"sort"
+	"time"
+
+	"github.com/signalbox/signalbox/internal/apierr"
+	"github.com/signalbox/signalbox/store"
+)
+
+// Applications: what SDKs registered (/api/client/register) and the flag
+// usage they reported (/api/client/metrics), kept per flag, application,
+// environment and hour. Reports are buffered in memory and written every
+// few seconds, so the newest minute may not show yet.
+func init() { adminAreas = append(adminAreas, registerApplications) }
+
+func registerApplications(s *Server, m mux) {
+	m.admin("GET /api/admin/metrics/applications", PermRead, s.handleListApplications)
+	m.admin("GET /api/admin/metrics/applications/{appName}", PermRead, s.handleGetApplication)
+	m.admin("GET /api/admin/client-metrics/features/{name}", PermRead, s.handleFeatureUsage)
+	m.admin("GET /api/admin/client-metrics/features/{name}/raw", PermRead, s.handleFeatureMetricsRaw)
+}
+
+// applicationJSON is Unleash's applicationSchema; sdkVersion is the most
+// recently seen instance's.
+type applicationJSON struct {
+	AppName     string   `json:"appName"`
+	SDKVersion  string   `json:"sdkVersion,omitempty"`
+	Strategies  []string `json:"strategies"`
+	Description string   `json:"description"`
+	URL         string   `json:"url"`
+	Color       string   `json:"color"`
+	Icon        string   `json:"icon"`
+}
+
+func applicationResponse(a store.ClientApplication, instances []store.ClientInstance) applicationJSON {
+	out := applicationJSON{AppName: a.AppName, Strategies: a.Strategies, Description: a.Description, URL: a.URL, Color: a.Color, Icon: a.Icon}
+	if out.Strategies == nil {
+		out.Strategies = []string{}
+	}
+	if len(instances) > 0 {
+		out.SDKVersion = instances[0].SDKVersion
+	}
+	return out
+}
+
+func (s *Server) handleListApplications(w http.ResponseWriter, r *http.Request) error {
+	ctx := r.Context()
+	out := []applicationJSON{}
+	err := s.view(ctx, func(rd store.Reader) error {
+		apps, err := rd.ListClientApplications(ctx)
+		if err != nil {
+			return err
+		}
+		instances, err := rd.ListClientInstances(ctx, "")
+		byApp := map[string][]store.ClientInstance{}
+		for _, in := range instances {
+			byApp[in.AppName] = append(byApp[in.AppName], in)
+		}
+		for _, a := range apps {
+			out = append(out, applicationResponse(a, byApp[a.AppName]))
+		}
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, map[string]any{"total": len(out), "applications": out})
+}
+
+// instanceJSON is one running SDK of an application.
+type instanceJSON struct {
+	InstanceID  string     `json:"instanceId"`
+	Environment string     `json:"environment"`
+	SDKVersion  string     `json:"sdkVersion"`
+	ClientIP    string     `json:"clientIp"`
+	Started     *time.Time `json:"started"`
+	Interval    int64      `json:"interval"`
+	LastSeen    time.Time  `json:"lastSeen"`
+	CreatedAt   time.Time  `json:"createdAt"`
+}
+
+// handleGetApplication answers one application with its instances and the
+// flags it reported in the last two days (seenToggles).
+func (s *Server) handleGetApplication(w http.ResponseWriter, r *http.Request) error {
+	ctx := r.Context()
+	name := r.PathValue("appName")
+	var out struct {
+		applicationJSON
+		CreatedAt   time.Time      `json:"createdAt"`
+		SeenAt      *time.Time     `json:"seenAt"`
+		Instances   []instanceJSON `json:"instances"`
+		SeenToggles []string       `json:"seenToggles"`
+	}
+	err := s.view(ctx, func(rd store.Reader) error {
+		a, err := rd.GetClientApplication(ctx, name)
+		if apierr.Is(err, apierr.NotFound) {
+			return apierr.New(apierr.NotFound, "no application named %q has registered", name)
+		} else if err != nil {
+			return err
+		}
+		instances, err := rd.ListClientInstances(ctx, name)
+		if err != nil {
+			return err
+		}
+		out.applicationJSON, out.CreatedAt, out.SeenAt = applicationResponse(a, instances), a.CreatedAt, a.SeenAt
+		out.Instances = make([]instanceJSON, len(instances))
+		for i, in := range instances {
+			out.Instances[i] = instanceJSON{InstanceID: in.InstanceID, Environment: in.Environment, SDKVersion: in.SDKVersion,
+				ClientIP: in.ClientIP, Started: in.Started, Interval: in.IntervalMillis, LastSeen: in.LastSeen, CreatedAt: in.CreatedAt}
+		}
+		metrics, err := rd.ListClientMetrics(ctx, store.ClientMetricsFilter{AppName: name, Since: s.now().Add(-48 * time.Hour)})
+		seen := map[string]bool{}
+		out.SeenToggles = []string{}
+		for _, m := range metrics {
+			if !seen[m.Feature] {
+				seen[m.Feature] = true
+				out.SeenToggles = append(out.SeenToggles, m.Feature)
+			}
+		}
+		sort.Strings(out.SeenToggles)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, out)
+}
+
+// featureMetricJSON is one hour of one flag's use by one application in one
+// environment (Unleash's featureEnvironmentMetricsSchema).
+type featureMetricJSON struct {
+	FeatureName string           `json:"featureName"`
+	AppName     string           `json:"appName"`
+	Environment string           `json:"environment"`
+	Timestamp   time.Time        `json:"timestamp"`
+	Yes         int64            `json:"yes"`
+	No          int64            `json:"no"`
+	Variants    map[string]int64 `json:"variants"`
+}
+
+// featureMetrics reads a flag's hourly metrics since the given time; 404
+// when the flag does not exist.
+func (s *Server) featureMetrics(r *http.Request, since time.Time) ([]featureMetricJSON, error) {
+	ctx := r.Context()
+	name := r.PathValue("name")
+	out := []featureMetricJSON{}
+	err := s.view(ctx, func(rd store.Reader) error {
+		if _, err := rd.GetFeature(ctx, name); err != nil {
+			return err
+		}
+		list, err := rd.ListClientMetrics(ctx, store.ClientMetricsFilter{Feature: name, Since: since})
+		for _, m := range list {
+			v := m.Variants
+			if v == nil {
+				v = map[string]int64{}
+			}
+			out = append(out, featureMetricJSON{FeatureName: m.Feature, AppName: m.AppName, Environment: m.Environment,
+				Timestamp: m.Hour, Yes: m.Yes, No: m.No, Variants: v})
+		}
+		return err
+	})
+	return out, err
+}
+
+// handleFeatureMetricsRaw answers the hourly metrics of the last hoursBack
+// hours (default 1, at most 720), oldest first (featureMetricsSchema).
+func (s *Server) handleFeatureMetricsRaw(w http.ResponseWriter, r *http.Request) error {
+	hours, err := queryInt(r.URL.Query().Get("hoursBack"), "hoursBack", 1)
+	if err != nil {
+		return err
+	}
+	if hours < 1 || hours > 720 {
+		return apierr.Invalid("hoursBack", "hoursBack must be 1 to 720")
+	}
+	data, err := s.featureMetrics(r, s.now().UTC().Truncate(time.Hour).Add(-time.Duration(hours-1)*time.Hour))
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, map[string]any{"version": 1, "maturity": "stable", "data": data})
+}
+
+// handleFeatureUsage answers a flag's use: the last hour per environment
+// and application, the applications seen in the last two days, and those
+// two days hour by hour (data, the raw form).
+func (s *Server) handleFeatureUsage(w http.ResponseWriter, r *http.Request) error {
+	now := s.now().UTC()
+	data, err := s.featureMetrics(r, now.Add(-48*time.Hour).Truncate(time.Hour))
+	if err != nil {
+		return err
+	}
+	lastHour := []featureMetricJSON{}
+	apps := []string{}
+	cut := now.Add(-time.Hour).Truncate(time.Hour)
+	for _, m := range data {
+		if !m.Timestamp.Before(cut) {
+			lastHour = append(lastHour, m)
+		}
+		if !contains(apps, m.AppName) {
+			apps = append(apps, m.AppName)
+		}
+	}
+	sort.Strings(apps)
+	return writeJSON(w, http.StatusOK, map[string]any{
+		"version": 1, "maturity": "stable", "featureName": r.PathValue("name"),
+		"lastHourUsage": lastHour, "seenApplications": apps, "data": data,
+	})
+}

@@ -1,0 +1,57 @@
+package server
+
+import (
+	"encoding/json"
+	"net/http"
+	"sync"
+
+	"github.com/swaggest/swgui"
+	"github.com/swaggest/swgui/v5emb"
+)
+
+// The API documentation: the OpenAPI document at /docs/openapi.json and
+// Swagger UI at /docs/openapi/, whose scripts and styles are embedded in
+// the binary (swgui v5emb), so the page works without internet access.
+
+const (
+	docsJSONPath = "/docs/openapi.json"
+	docsUIPath   = "/docs/openapi/"
+)
+
+func init() { adminAreas = append(adminAreas, registerDocs) }
+
+func registerDocs(s *Server, m mux) {
+	// The document is built at the first request: by then every area has
+	// registered its routes.
+	var (
+		once sync.Once
+		doc  []byte
+		err  error
+	)
+	m.public("GET "+docsJSONPath, func(w http.ResponseWriter, r *http.Request) error {
+		once.Do(func() { doc, err = json.Marshal(buildOpenAPI(s.Routes(), s.cfg.Version)) })
+		if err != nil {
+			return err
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, werr := w.Write(doc)
+		return werr
+	})
+
+	ui := v5emb.NewHandlerWithConfig(swgui.Config{
+		Title:       "Signalbox API",
+		SwaggerJSON: docsJSONPath,
+		BasePath:    docsUIPath,
+		// The UI runs requests with the token entered under Authorize and
+		// the browser's session cookie; keep the tokens out of storage.
+		SettingsUI: map[string]string{"persistAuthorization": "false", "defaultModelsExpandDepth": "0"},
+	})
+	m.public("GET "+docsUIPath, func(w http.ResponseWriter, r *http.Request) error {
+		ui.ServeHTTP(w, r)
+		return nil
+	})
+	m.public("GET /docs/openapi", func(w http.ResponseWriter, r *http.Request) error {
+		http.Redirect(w, r, docsUIPath, http.StatusMovedPermanently)
+		return nil
+	})
+}

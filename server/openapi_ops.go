@@ -1,0 +1,317 @@
+package server
+
+import "net/http"
+
+// oaOps adds what the route table cannot know to the operations of the
+// OpenAPI document, keyed by route pattern. Parameter names in the keys
+// do not matter ("{projectId}" matches a route's "{project}"); entries for
+// routes that are not registered are ignored, and routes without an entry
+// are still documented, with generic responses. Operation ids are
+// Unleash's where it has the operation, so generated clients keep their
+// method names.
+var oaOps = map[string]oaOp{
+	// Operational and authentication.
+	"GET /health": {ID: "getHealth", Summary: "Liveness", Resp: oaRef("Health"),
+		Description: "Answers GOOD while the process serves requests; it does not touch the database."},
+	"GET /ready": {ID: "getReady", Summary: "Readiness", Resp: oaRef("Health"),
+		Description: "Answers GOOD while the database answers.",
+		More:        map[string]*oaResponse{"503": oaJSON("The database does not answer.", oaRef("Health"))}},
+	"GET /internal-backstage/prometheus": {ID: "getPrometheusMetrics", Summary: "Prometheus metrics",
+		Resp: oaString(), RespType: "text/plain", RespDesc: "Metrics in the Prometheus text format, including `feature_toggle_usage_total` from SDK metrics."},
+	"POST /auth/simple/login": {ID: "login", Summary: "Sign in with a password", Body: oaRef("Login"), Resp: oaRef("User"),
+		Description: "Starts a session. The answer sets the session cookie, which then authenticates admin API calls.",
+		Headers:     map[string]string{"Set-Cookie": "The `" + SessionCookie + "` session cookie (HttpOnly, SameSite=Lax)."},
+		Errors:      []int{http.StatusUnauthorized, http.StatusTooManyRequests}},
+	"POST /auth/logout": {ID: "logout", Summary: "Sign out", Description: "Ends the session of the cookie, if any."},
+	"POST /logout":      {ID: "logoutPost", Summary: "Sign out", Description: "Same as `POST /auth/logout`."},
+	"GET /logout": {ID: "logoutGet", Summary: "Sign out and go to the start page", Status: http.StatusFound,
+		RespDesc: "Session ended; redirects to `/`.", Headers: map[string]string{"Location": "`/`"}},
+	"GET /docs/openapi.json": {ID: "getOpenApiDocument", Summary: "This OpenAPI document", Resp: oaObject(nil),
+		Description: "Generated from the routes the server registered, so it lists every endpoint."},
+	"GET /docs/openapi": {ID: "getOpenApiUiRedirect", Summary: "Redirect to the API explorer", Status: http.StatusMovedPermanently,
+		RespDesc: "Redirects to `/docs/openapi/`.", Headers: map[string]string{"Location": "`/docs/openapi/`"}},
+	"GET /docs/openapi/": {ID: "getOpenApiUi", Summary: "Interactive API explorer", Resp: oaString(), RespType: "text/html",
+		Description: "Swagger UI for this document, and below this path its scripts and styles. Everything is served from the binary; nothing is loaded from other sites."},
+
+	// Client API.
+	"GET /api/client/features": {ID: "getAllClientFeatures", Summary: "Flag configuration for server-side SDKs", Resp: oaRef("Features"),
+		Description: "Every flag the token may see, with the strategies, variants and segments SDKs need to evaluate locally. The answer is cached per store revision; poll with `If-None-Match` to get a cheap 304 while nothing changed.",
+		Query: []*oaParameter{
+			oaQuery("namePrefix", "Only flags whose name starts with this.", oaString()),
+			oaQuery("project", "Only flags of these projects (within the token's).", oaStrings()),
+			oaQuery("tag", "Only flags with one of these tags, each `type:value`.", oaStrings()),
+			{Name: "If-None-Match", In: "header", Description: "An ETag of an earlier answer; strong or weak form, a list or `*`.", Schema: oaString()},
+		},
+		Headers: map[string]string{"ETag": "Changes whenever the answer would; send it back in `If-None-Match`.", "Cache-Control": "`no-cache`"},
+		More:    map[string]*oaResponse{"304": {Description: "Not modified since the ETag sent; no body."}}},
+	"GET /api/client/features/{featureName}": {ID: "getClientFeature", Summary: "One flag's configuration", Resp: oaRef("Feature"),
+		Description: "One flag as `GET /api/client/features` lists it; 404 when the token cannot see it."},
+	"POST /api/client/register": {ID: "registerClientApplication", Summary: "Register an SDK instance", Body: oaRef("Registration"), Status: http.StatusAccepted,
+		Description: "SDKs announce themselves at start; the application and instance then show on the admin API."},
+	"POST /api/client/metrics": {ID: "registerClientMetrics", Summary: "Report flag usage", Body: oaRef("ClientMetrics"), Status: http.StatusAccepted,
+		Description: "Counts are buffered and written to the store periodically (every 10 seconds by default); they also feed the `feature_toggle_usage_total` Prometheus counter."},
+
+	// Frontend API.
+	"GET /api/frontend": {ID: "getFrontendFeatures", Summary: "Enabled flags for a context", Resp: oaRef("Toggles"), Query: oaContextQuery(),
+		Description: "Evaluates every flag for the context given as query parameters and lists those that are on."},
+	"POST /api/frontend": {ID: "getFrontendApiFeaturesWithPost", Summary: "Evaluate flags for a context", Body: oaRef("FrontendRequest"), BodyOpt: true, Resp: oaRef("Toggles"),
+		Description: "Like the GET form with the context in the body. With `toggles`, exactly those flags are listed, on or off; without a body, every enabled flag."},
+	"GET /api/frontend/all": {ID: "getAllFrontendFeatures", Summary: "All flags for a context", Resp: oaRef("Toggles"), Query: oaContextQuery(),
+		Description: "Like `GET /api/frontend`, but flags that are off are listed too."},
+	"POST /api/frontend/all": {ID: "getAllFrontendFeaturesWithPost", Summary: "All flags for a context", Body: oaRef("FrontendRequest"), BodyOpt: true, Resp: oaRef("Toggles"),
+		Description: "Like `POST /api/frontend`, but flags that are off are listed too."},
+	"POST /api/frontend/client/metrics":  {ID: "registerFrontendMetrics", Summary: "Report flag usage from a browser SDK", Body: oaRef("ClientMetrics"), Status: http.StatusAccepted},
+	"POST /api/frontend/client/register": {ID: "registerFrontendClient", Summary: "Register a browser SDK", Body: oaRef("Registration"), Status: http.StatusAccepted},
+
+	// Projects.
+	"GET /api/admin/projects":             {ID: "getProjects", Summary: "List projects", Resp: oaRef("Projects")},
+	"POST /api/admin/projects":            {ID: "createProject", Summary: "Create a project", Body: oaRef("CreateProject"), Status: http.StatusCreated, Resp: oaRef("Project"), Errors: []int{http.StatusConflict}},
+	"GET /api/admin/projects/{projectId}": {ID: "getProject", Summary: "Get a project", Resp: oaRef("Project")},
+	"PUT /api/admin/projects/{projectId}": {ID: "updateProject", Summary: "Update a project", Body: oaRef("UpdateProject"), Resp: oaRef("Project")},
+	"DELETE /api/admin/projects/{projectId}": {ID: "deleteProject", Summary: "Delete a project",
+		Description: "Only a project without flags (archived ones included) and without tokens scoped to it can be deleted; the default project never.", Errors: []int{http.StatusBadRequest}},
+	"GET /api/admin/projects/{projectId}/health-report": {ID: "getProjectHealthReport", Summary: "Project health report", Resp: oaRef("HealthReport"),
+		Description: "The project's flags with counts of active, stale and potentially stale ones and an overall health rating."},
+	"GET /api/admin/projects/{projectId}/dora": {ID: "getProjectDora", Summary: "Time to production", Resp: oaRef("DoraMetrics"),
+		Description: "For each flag, the days from creation until it was first enabled in a production environment."},
+	"GET /api/admin/projects/{projectId}/users": {ID: "getProjectUsers", Summary: "Project members and roles", Resp: oaRef("ProjectUsers"), Deprecated: true,
+		Description: "Kept for older tools; use the project's access endpoints."},
+	"POST /api/admin/projects/{projectId}/role/{roleId}/access": {ID: "addAccessToProject", Summary: "Grant a project role", Body: oaRef("RoleAccess"), Deprecated: true,
+		Description: "Gives the role in the path to the listed users and groups. Kept for older tools; use the project's access endpoints."},
+	"POST /api/admin/projects/{projectId}/environments": {ID: "addEnvironmentToProject", Summary: "Enable an environment in the project", Body: oaRef("ProjectEnvironment"), Errors: []int{http.StatusConflict}},
+	"POST /api/admin/projects/{projectId}/environments/{environment}/default-strategy": {ID: "addDefaultStrategyToProjectEnvironment", Summary: "Set the project's default strategy for an environment",
+		Body: oaRef("CreateFeatureStrategy"), Resp: oaRef("CreateFeatureStrategy"),
+		Description: "The strategy that turning a flag on adds when it has no enabled strategy."},
+	"DELETE /api/admin/projects/{projectId}/environments/{environment}": {ID: "removeEnvironmentFromProject", Summary: "Disable an environment in the project"},
+	"GET /api/admin/projects/{projectId}/api-tokens":                    {ID: "getProjectApiTokens", Summary: "List the project's tokens", Resp: oaRef("ApiTokens")},
+	"POST /api/admin/projects/{projectId}/api-tokens": {ID: "createProjectApiToken", Summary: "Create a token for the project", Body: oaRef("CreateApiToken"),
+		Status: http.StatusCreated, Resp: oaRef("ApiToken")},
+	"DELETE /api/admin/projects/{projectId}/api-tokens/{token}": {ID: "deleteProjectApiToken", Summary: "Delete a project token"},
+
+	// Features.
+	"GET /api/admin/projects/{projectId}/features": {ID: "getFeatures", Summary: "List the project's flags", Resp: oaRef("ProjectFeatures"),
+		Description: "Archived flags are not listed."},
+	"POST /api/admin/projects/{projectId}/features": {ID: "createFeature", Summary: "Create a flag", Body: oaRef("CreateFeature"), Status: http.StatusCreated, Resp: oaRef("AdminFeature"),
+		Description: "The flag starts off in every environment.", Errors: []int{http.StatusConflict}},
+	"POST /api/admin/features/validate": {ID: "validateFeature", Summary: "Check that a flag name is valid and free", Body: oaRef("ValidateFeature"),
+		Errors: []int{http.StatusConflict}},
+	"GET /api/admin/projects/{projectId}/features/{featureName}": {ID: "getFeature", Summary: "Get a flag", Resp: oaRef("AdminFeature")},
+	"PUT /api/admin/projects/{projectId}/features/{featureName}": {ID: "updateFeature", Summary: "Update a flag's metadata", Body: oaRef("UpdateFeature"), Resp: oaRef("AdminFeature"),
+		Description: "Only the properties sent change; `archived: true` archives the flag."},
+	"PATCH /api/admin/projects/{projectId}/features/{featureName}": {ID: "patchFeature", Summary: "Patch a flag's metadata", Body: oaRef("Patch"), Resp: oaRef("AdminFeature")},
+	"DELETE /api/admin/projects/{projectId}/features/{featureName}": {ID: "archiveFeature", Summary: "Archive a flag", Status: http.StatusAccepted,
+		Description: "The flag leaves the client payload; it can be revived from the archive."},
+	"POST /api/admin/projects/{projectId}/features/{featureName}/clone": {ID: "cloneFeature", Summary: "Copy a flag", Body: oaRef("CloneFeature"), Status: http.StatusCreated, Resp: oaRef("AdminFeature"),
+		Errors: []int{http.StatusConflict}},
+	"GET /api/admin/projects/{projectId}/features/{featureName}/environments/{environment}": {ID: "getFeatureEnvironment", Summary: "A flag in one environment", Resp: oaRef("FeatureEnvironment")},
+	"POST /api/admin/projects/{projectId}/features/{featureName}/environments/{environment}/on": {ID: "toggleFeatureEnvironmentOn", Summary: "Turn a flag on in an environment",
+		Resp: oaRef("AdminFeature"), Query: oaActivateQuery(),
+		Description: "Without an enabled strategy, the project's default strategy (a 100% gradual rollout) is added first."},
+	"POST /api/admin/projects/{projectId}/features/{featureName}/environments/{environment}/off": {ID: "toggleFeatureEnvironmentOff", Summary: "Turn a flag off in an environment",
+		Resp: oaRef("AdminFeature")},
+	"POST /api/admin/projects/{projectId}/bulk_features/environments/{environment}/on": {ID: "bulkToggleFeaturesEnvironmentOn", Summary: "Turn several flags on in an environment",
+		Body: oaRef("BatchFeatures"), Query: oaActivateQuery(), Description: "All or none: one flag that cannot be turned on fails the request."},
+	"POST /api/admin/projects/{projectId}/bulk_features/environments/{environment}/off": {ID: "bulkToggleFeaturesEnvironmentOff", Summary: "Turn several flags off in an environment",
+		Body: oaRef("BatchFeatures")},
+	"GET /api/admin/features": {ID: "getAllToggles", Summary: "List every active flag", Resp: oaRef("ProjectFeatures"), Deprecated: true,
+		Description: "Kept for older tools; list a project's flags instead.", Query: []*oaParameter{
+			oaQuery("namePrefix", "Only flags whose name starts with this.", oaString()),
+			oaQuery("project", "Only flags of this project.", oaString()),
+			oaQuery("tag", "Only flags with one of these tags, each `type:value`.", oaStrings()),
+		}},
+	"GET /api/admin/features/{featureName}": {ID: "getToggle", Summary: "Get a flag by name", Resp: oaRef("AdminFeature"), Deprecated: true,
+		Description: "Kept for older tools; read it through its project instead."},
+	"GET /api/admin/projects/{projectId}/features/{featureName}/environments/{environment}/strategies": {ID: "getFeatureStrategies", Summary: "List a flag's strategies in an environment",
+		Resp: oaArray(oaRef("FeatureStrategy"))},
+	"POST /api/admin/projects/{projectId}/features/{featureName}/environments/{environment}/strategies": {ID: "addFeatureStrategy", Summary: "Add a strategy", Body: oaRef("CreateFeatureStrategy"),
+		Resp: oaRef("FeatureStrategy"), Description: "The strategy type must exist and its required parameters be given."},
+	"POST /api/admin/projects/{projectId}/features/{featureName}/environments/{environment}/strategies/set-sort-order": {ID: "setStrategySortOrder", Summary: "Reorder strategies",
+		Body: oaRef("StrategySortOrder")},
+	"GET /api/admin/projects/{projectId}/features/{featureName}/environments/{environment}/strategies/{strategyId}": {ID: "getFeatureStrategy", Summary: "Get a strategy", Resp: oaRef("FeatureStrategy")},
+	"PUT /api/admin/projects/{projectId}/features/{featureName}/environments/{environment}/strategies/{strategyId}": {ID: "updateFeatureStrategy", Summary: "Replace a strategy",
+		Body: oaRef("UpdateFeatureStrategy"), Resp: oaRef("FeatureStrategy")},
+	"PATCH /api/admin/projects/{projectId}/features/{featureName}/environments/{environment}/strategies/{strategyId}": {ID: "patchFeatureStrategy", Summary: "Patch a strategy",
+		Body: oaRef("Patch"), Resp: oaRef("FeatureStrategy"),
+		Description: "Applies JSON Patch operations (`add`, `remove`, `replace`, `copy`, `move`, `test`) to the strategy's JSON form and validates the result as a full update. A malformed patch, an object instead of an array, an unknown `op` or a path that does not exist is a 400. Disabling the last enabled strategy turns the environment off."},
+	"DELETE /api/admin/projects/{projectId}/features/{featureName}/environments/{environment}/strategies/{strategyId}": {ID: "deleteFeatureStrategy", Summary: "Delete a strategy"},
+	"GET /api/admin/projects/{projectId}/features/{featureName}/environments/{environment}/variants": {ID: "getEnvironmentFeatureVariants", Summary: "A flag's variants in an environment",
+		Resp: oaRef("FeatureVariants")},
+	"PUT /api/admin/projects/{projectId}/features/{featureName}/environments/{environment}/variants": {ID: "overwriteEnvironmentFeatureVariants", Summary: "Replace the variants in an environment",
+		Body: oaArray(oaRef("Variant")), Resp: oaRef("FeatureVariants"), Description: "Weights of `variable` variants are recomputed so that all weights total 1000."},
+	"PATCH /api/admin/projects/{projectId}/features/{featureName}/environments/{environment}/variants": {ID: "patchEnvironmentsFeatureVariants", Summary: "Patch the variants in an environment",
+		Body: oaRef("Patch"), Resp: oaRef("FeatureVariants"), Description: "The patch applies to the array of variants; weights are recomputed afterwards."},
+	"PUT /api/admin/projects/{projectId}/features/{featureName}/variants-batch": {ID: "overwriteFeatureVariantsOnEnvironments", Summary: "Replace the variants in several environments",
+		Body: oaRef("PushVariants"), Resp: oaRef("FeatureVariants")},
+	"GET /api/admin/projects/{projectId}/features/{featureName}/variants": {ID: "getFeatureVariants", Summary: "A flag's variants", Resp: oaRef("FeatureVariants"), Deprecated: true,
+		Description: "The variants of the flag's first environment; use the per-environment variants."},
+	"PUT /api/admin/projects/{projectId}/features/{featureName}/variants": {ID: "overwriteFeatureVariants", Summary: "Replace the variants in every environment",
+		Body: oaArray(oaRef("Variant")), Resp: oaRef("FeatureVariants"), Deprecated: true},
+	"PATCH /api/admin/projects/{projectId}/features/{featureName}/variants": {ID: "patchFeatureVariants", Summary: "Patch the variants in every environment",
+		Body: oaRef("Patch"), Resp: oaRef("FeatureVariants"), Deprecated: true},
+	"GET /api/admin/projects/{projectId}/features/{child}/dependencies":     {ID: "listFeatureDependencies", Summary: "A flag's dependencies", Resp: oaRef("FeatureDependencies")},
+	"GET /api/admin/projects/{projectId}/features/{child}/parents":          {ID: "listParentOptions", Summary: "Flags this one could depend on", Resp: oaStrings()},
+	"GET /api/admin/projects/{projectId}/features/{parent}/parent-variants": {ID: "listParentVariantOptions", Summary: "Variants of a possible parent", Resp: oaStrings()},
+	"GET /api/admin/projects/{projectId}/dependencies":                      {ID: "checkDependenciesExist", Summary: "Whether any flag of the project has dependencies", Resp: oaBool()},
+	"POST /api/admin/projects/{projectId}/features/{child}/dependencies": {ID: "addFeatureDependency", Summary: "Make a flag depend on another", Body: oaRef("CreateDependency"),
+		Description: "The parent must be an active flag of the same project that depends on nothing itself: dependencies are one level deep."},
+	"DELETE /api/admin/projects/{projectId}/features/{child}/dependencies":          {ID: "deleteFeatureDependencies", Summary: "Remove all of a flag's dependencies"},
+	"DELETE /api/admin/projects/{projectId}/features/{child}/dependencies/{parent}": {ID: "deleteFeatureDependency", Summary: "Remove one dependency"},
+	"GET /api/admin/features/{featureName}/tags":                                    {ID: "listTags", Summary: "List a flag's tags", Resp: oaRef("Tags")},
+	"POST /api/admin/features/{featureName}/tags": {ID: "addTag", Summary: "Tag a flag", Body: oaRef("Tag"), Status: http.StatusCreated, Resp: oaRef("Tag"),
+		Description: "Idempotent: adding a tag the flag has succeeds again. The tag type must exist.", Headers: map[string]string{"Location": "The tag's URL."}},
+	"PUT /api/admin/features/{featureName}/tags":                   {ID: "updateTags", Summary: "Add and remove tags", Body: oaRef("UpdateTags"), Resp: oaRef("Tags")},
+	"DELETE /api/admin/features/{featureName}/tags/{type}/{value}": {ID: "removeTag", Summary: "Remove a tag from a flag"},
+	"GET /api/admin/archive/features":                              {ID: "getArchivedFeatures", Summary: "List archived flags", Resp: oaRef("ProjectFeatures")},
+	"GET /api/admin/archive/features/{projectId}":                  {ID: "getArchivedFeaturesByProjectId", Summary: "List a project's archived flags", Resp: oaRef("ProjectFeatures")},
+	"POST /api/admin/archive/revive/{featureName}":                 {ID: "reviveFeature", Summary: "Revive an archived flag", Description: "The flag comes back off in every environment."},
+	"DELETE /api/admin/archive/{featureName}":                      {ID: "deleteFeature", Summary: "Delete an archived flag for good"},
+	"POST /api/admin/projects/{projectId}/archive":                 {ID: "archiveFeatures", Summary: "Archive several flags", Body: oaRef("BatchFeatures"), Status: http.StatusAccepted},
+	"POST /api/admin/projects/{projectId}/archive/validate":        {ID: "validateArchiveFeatures", Summary: "What archiving several flags would break", Body: oaRef("BatchFeatures"), Resp: oaRef("ArchiveCheck")},
+	"POST /api/admin/projects/{projectId}/revive":                  {ID: "reviveFeatures", Summary: "Revive several archived flags", Body: oaRef("BatchFeatures")},
+	"POST /api/admin/projects/{projectId}/delete":                  {ID: "deleteFeatures", Summary: "Delete several archived flags for good", Body: oaRef("BatchFeatures")},
+
+	// Strategy types.
+	"GET /api/admin/strategies":                            {ID: "getAllStrategies", Summary: "List strategy types", Resp: oaRef("StrategyTypes")},
+	"POST /api/admin/strategies":                           {ID: "createStrategy", Summary: "Create a custom strategy type", Body: oaRef("CreateStrategyType"), Status: http.StatusCreated, Resp: oaRef("StrategyType"), Errors: []int{http.StatusConflict}},
+	"GET /api/admin/strategies/{name}":                     {ID: "getStrategy", Summary: "Get a strategy type", Resp: oaRef("StrategyType")},
+	"PUT /api/admin/strategies/{name}":                     {ID: "updateStrategy", Summary: "Update a custom strategy type", Body: oaRef("UpdateStrategyType"), Resp: oaRef("StrategyType"), Description: "Built-in types cannot be changed."},
+	"DELETE /api/admin/strategies/{name}":                  {ID: "removeStrategy", Summary: "Delete a custom strategy type", Description: "Built-in types cannot be deleted."},
+	"POST /api/admin/strategies/{strategyName}/deprecate":  {ID: "deprecateStrategy", Summary: "Deprecate a strategy type", Description: "Marks the type as deprecated; strategies that use it keep working."},
+	"POST /api/admin/strategies/{strategyName}/reactivate": {ID: "reactivateStrategy", Summary: "Reactivate a deprecated strategy type"},
+
+	// Segments.
+	"GET /api/admin/segments":           {ID: "getSegments", Summary: "List segments", Resp: oaRef("Segments")},
+	"POST /api/admin/segments":          {ID: "createSegment", Summary: "Create a segment", Body: oaRef("UpsertSegment"), Status: http.StatusCreated, Resp: oaRef("AdminSegment"), Errors: []int{http.StatusConflict}},
+	"POST /api/admin/segments/validate": {ID: "validateSegment", Summary: "Check that a segment name is free", Body: oaRef("Name"), Status: http.StatusNoContent, Errors: []int{http.StatusConflict}},
+	"GET /api/admin/segments/{id}":      {ID: "getSegment", Params: oaNumericID, Summary: "Get a segment", Resp: oaRef("AdminSegment")},
+	"PUT /api/admin/segments/{id}": {ID: "updateSegment", Params: oaNumericID, Summary: "Update a segment", Body: oaRef("UpsertSegment"), Status: http.StatusNoContent, Errors: []int{http.StatusConflict},
+		Description: "Flags using the segment see the new constraints at once."},
+	"DELETE /api/admin/segments/{id}": {ID: "removeSegment", Params: oaNumericID, Summary: "Delete a segment", Status: http.StatusNoContent, Errors: []int{http.StatusConflict},
+		Description: "A segment that strategies still use cannot be deleted."},
+	"GET /api/admin/segments/{id}/strategies": {ID: "getStrategiesBySegmentId", Params: oaNumericID, Summary: "Strategies that use a segment", Resp: oaRef("SegmentStrategies")},
+
+	// Environments, context fields and tags.
+	"GET /api/admin/environments":        {ID: "getAllEnvironments", Summary: "List environments", Resp: oaRef("Environments")},
+	"GET /api/admin/environments/{name}": {ID: "getEnvironment", Summary: "Get an environment", Resp: oaRef("Environment")},
+	"POST /api/admin/environments": {ID: "createEnvironment", Summary: "Create an environment", Body: oaRef("CreateEnvironment"), Status: http.StatusCreated, Resp: oaRef("Environment"),
+		Headers: map[string]string{"Location": "The environment's URL."}, Errors: []int{http.StatusConflict}},
+	"PUT /api/admin/environments/{name}": {ID: "updateEnvironment", Summary: "Update an environment", Body: oaRef("CreateEnvironment"), Resp: oaRef("Environment"),
+		Description: "Only the properties sent change; environments cannot be renamed."},
+	"DELETE /api/admin/environments/{name}": {ID: "deleteEnvironment", Summary: "Delete an environment", Errors: []int{http.StatusBadRequest},
+		Description: "Protected environments cannot be deleted."},
+	"PUT /api/admin/environments/sort-order":          {ID: "updateSortOrder", Summary: "Reorder environments", Body: oaMap(oaInteger()).d("Sort order by environment name.")},
+	"GET /api/admin/environments/project/{projectId}": {ID: "getProjectEnvironments", Summary: "Environments and whether the project uses them", Resp: oaRef("ProjectEnvironments")},
+	"POST /api/admin/environments/{name}/on":          {ID: "toggleEnvironmentOn", Summary: "Enable an environment", Status: http.StatusNoContent},
+	"POST /api/admin/environments/{name}/off":         {ID: "toggleEnvironmentOff", Summary: "Disable an environment", Status: http.StatusNoContent},
+	"GET /api/admin/context":                          {ID: "getContextFields", Summary: "List context fields", Resp: oaArray(oaRef("ContextField"))},
+	"POST /api/admin/context":                         {ID: "createContextField", Summary: "Create a context field", Body: oaRef("ContextField"), Status: http.StatusCreated, Resp: oaRef("ContextField"), Errors: []int{http.StatusConflict}},
+	"GET /api/admin/context/{contextField}":           {ID: "getContextField", Summary: "Get a context field", Resp: oaRef("ContextField")},
+	"PUT /api/admin/context/{contextField}":           {ID: "updateContextField", Summary: "Update a context field", Body: oaRef("ContextField"), Resp: oaRef("ContextField")},
+	"POST /api/admin/context/validate":                {ID: "validateContextFieldName", Summary: "Check that a context field name is free", Body: oaRef("Name"), Errors: []int{http.StatusConflict}},
+	"DELETE /api/admin/context/{contextField}":        {ID: "deleteContextField", Summary: "Delete a context field"},
+	"GET /api/admin/tags":                             {ID: "getTags", Summary: "List tags", Resp: oaRef("Tags")},
+	"POST /api/admin/tags":                            {ID: "createTag", Summary: "Create a tag", Body: oaRef("Tag"), Status: http.StatusCreated, Resp: oaRef("TagWithVersion"), Errors: []int{http.StatusConflict}},
+	"GET /api/admin/tags/{type}":                      {ID: "getTagsByType", Summary: "List tags of a type", Resp: oaRef("Tags")},
+	"GET /api/admin/tags/{type}/{value}":              {ID: "getTag", Summary: "Get a tag", Resp: oaRef("TagWithVersion")},
+	"DELETE /api/admin/tags/{type}/{value}":           {ID: "deleteTag", Summary: "Delete a tag"},
+	"GET /api/admin/tag-types":                        {ID: "getTagTypes", Summary: "List tag types", Resp: oaRef("TagTypes")},
+	"POST /api/admin/tag-types":                       {ID: "createTagType", Summary: "Create a tag type", Body: oaRef("TagType"), Status: http.StatusCreated, Resp: oaRef("TagType"), Errors: []int{http.StatusConflict}},
+	"GET /api/admin/tag-types/{name}":                 {ID: "getTagType", Summary: "Get a tag type", Resp: oaRef("TagTypeWithVersion")},
+	"POST /api/admin/tag-types/validate":              {ID: "validateTagType", Summary: "Check a new tag type", Body: oaRef("TagType"), Resp: oaRef("TagTypeValidation"), Errors: []int{http.StatusConflict}},
+	"GET /api/admin/feature-types":                    {ID: "getAllFeatureTypes", Summary: "List flag types", Resp: oaRef("FeatureTypes")},
+	"PUT /api/admin/feature-types/{id}/lifetime": {ID: "updateFeatureTypeLifetime", Params: oaFlagTypeID, Summary: "Set a flag type's expected lifetime",
+		Body: oaRef("FeatureTypeLifetime"), Resp: oaRef("FeatureType")},
+	"PUT /api/admin/feature-types/{id}/lifetimes": {ID: "updateFeatureTypeLifetimes", Params: oaFlagTypeID, Summary: "Set a flag type's expected lifetime",
+		Body: oaRef("FeatureTypeLifetime"), Resp: oaRef("FeatureType"), Description: "Same as `PUT …/lifetime`."},
+	"PUT /api/admin/tag-types/{name}":    {ID: "updateTagType", Summary: "Update a tag type", Body: oaRef("TagType"), Resp: oaRef("TagType")},
+	"DELETE /api/admin/tag-types/{name}": {ID: "deleteTagType", Summary: "Delete a tag type"},
+
+	// Users.
+	"GET /api/admin/user": {ID: "getMe", Summary: "The caller and their permissions", Resp: oaRef("Me")},
+	"GET /api/admin/user/profile": {ID: "getProfile", Summary: "The signed-in user's role and projects", Resp: oaRef("Profile"),
+		Description: "Needs a user (session or personal access token); an API token gets a 400.", Errors: []int{http.StatusBadRequest}},
+	"POST /api/admin/user/change-password": {ID: "changeMyPassword", Summary: "Change the own password", Body: oaRef("Password")},
+	"GET /api/admin/user/tokens":           {ID: "getPats", Summary: "List the own personal access tokens", Resp: oaRef("Pats")},
+	"POST /api/admin/user/tokens": {ID: "createPat", Summary: "Create a personal access token", Body: oaRef("CreatePat"), Status: http.StatusCreated, Resp: oaRef("Pat"),
+		Description: "The token acts as the signed-in user with the user's root role. Its secret is only in this answer."},
+	"DELETE /api/admin/user/tokens/{id}": {ID: "deletePat", Params: oaNumericID, Summary: "Delete a personal access token"},
+	"GET /api/admin/user-admin":          {ID: "getUsers", Summary: "List users", Resp: oaRef("Users")},
+	"POST /api/admin/user-admin": {ID: "createUser", Summary: "Create a user", Body: oaRef("CreateUser"), Status: http.StatusCreated, Resp: oaRef("CreateUserResponse"),
+		Description: "Needs a username or an e-mail address. `sendEmail` is recorded but no e-mail is sent.",
+		Headers:     map[string]string{"Location": "The new user's URL."}, Errors: []int{http.StatusConflict}},
+	"GET /api/admin/user-admin/search": {ID: "searchUsers", Summary: "Find users", Resp: oaArray(oaRef("User")),
+		Query: []*oaParameter{oaQuery("q", "Matched against name, username and e-mail.", oaString())}},
+	"POST /api/admin/user-admin/validate-password": {ID: "validateUserPassword", Summary: "Check a password against the rules", Body: oaRef("Password")},
+	"GET /api/admin/user-admin/{id}":               {ID: "getUser", Params: oaNumericID, Summary: "Get a user", Resp: oaRef("User")},
+	"PUT /api/admin/user-admin/{id}": {ID: "updateUser", Params: oaNumericID, Summary: "Update a user", Body: oaRef("UpdateUser"), Resp: oaRef("CreateUserResponse"),
+		Description: "Only the properties sent change."},
+	"DELETE /api/admin/user-admin/{id}":               {ID: "deleteUser", Params: oaNumericID, Summary: "Delete a user"},
+	"POST /api/admin/user-admin/{id}/change-password": {ID: "changeUserPassword", Params: oaNumericID, Summary: "Set a user's password", Body: oaRef("Password")},
+
+	// API tokens.
+	"GET /api/admin/api-tokens": {ID: "getAllApiTokens", Summary: "List API tokens", Resp: oaRef("ApiTokens"), Description: "Secrets are never listed."},
+	"POST /api/admin/api-tokens": {ID: "createApiToken", Summary: "Create an API token", Body: oaRef("CreateApiToken"), Status: http.StatusCreated, Resp: oaRef("ApiToken"),
+		Description: "The answer carries the full token, `<project>:<environment>.<secret>` (admin tokens `*:*.<secret>`), once; only its hash is stored."},
+	"GET /api/admin/api-tokens/{name}": {ID: "getApiTokensByName", Summary: "Tokens with a name", Resp: oaRef("ApiTokens"),
+		Description: "The tokens whose `tokenName` is the path parameter."},
+	"PUT /api/admin/api-tokens/{token}": {ID: "updateApiToken", Summary: "Change a token's expiry", Body: oaRef("UpdateApiToken"), Resp: oaRef("ApiToken"),
+		Description: "The path names the token by its id or its full secret. A time in the past ends the token at once."},
+	"DELETE /api/admin/api-tokens/{token}": {ID: "deleteApiToken", Summary: "Delete an API token",
+		Description: "The path names the token by its id or its full secret. The token stops working at once."},
+
+	// Events and metrics.
+	"POST /api/admin/events/search": {ID: "searchEventsPost", Summary: "Search the audit log", Body: oaRef("EventSearch"), BodyOpt: true, Resp: oaRef("Events"),
+		Description: "Newest first. Filters combine; without any, the latest events are listed."},
+	"GET /api/admin/search/events": {ID: "searchEvents", Summary: "Search the audit log", Resp: oaRef("EventSearchResult"), Query: []*oaParameter{
+		oaQuery("query", "Free text matched against the type, the creator and the data.", oaString()),
+		oaQuery("type", "Event type.", oaString()),
+		oaQuery("project", "Project.", oaString()),
+		oaQuery("feature", "Flag name.", oaString()),
+		oaQuery("offset", "Number of events to skip.", oaInteger().atLeast(0)),
+		oaQuery("limit", "Number of events to list, at most 100.", oaInteger().between(1, 100)),
+	}},
+	"GET /api/admin/events": {ID: "getEvents", Summary: "Latest events", Resp: oaRef("Events"), Deprecated: true,
+		Description: "Use the event search.", Query: []*oaParameter{oaQuery("project", "Only events of this project.", oaString())}},
+	"GET /api/admin/events/{featureName}": {ID: "getEventsForToggle", Summary: "A flag's events", Resp: oaRef("Events"), Deprecated: true, Description: "Use the event search."},
+	"GET /api/admin/client-metrics/features/{name}": {ID: "getFeatureUsageSummary", Summary: "Usage of a flag", Resp: oaRef("FeatureUsage"),
+		Description: "Evaluation counts of the last hour and the applications that used the flag."},
+	"GET /api/admin/client-metrics/features/{name}/raw": {ID: "getRawFeatureMetrics", Summary: "Hourly usage of a flag", Resp: oaRef("FeatureMetrics")},
+	"GET /api/admin/metrics/applications":               {ID: "getApplications", Summary: "List SDK applications", Resp: oaRef("Applications")},
+	"GET /api/admin/metrics/applications/{appName}":     {ID: "getApplication", Summary: "An application and its instances", Resp: oaRef("ApplicationDetails")},
+}
+
+var (
+	oaNumericID  = map[string]oaSchema{"id": {Type: "integer", Description: "Numeric id."}}
+	oaFlagTypeID = map[string]oaSchema{"id": {Description: "The flag type, such as `release`."}}
+)
+
+func oaQuery(name, description string, schema *oaSchema) *oaParameter {
+	return &oaParameter{Name: name, In: "query", Description: description, Schema: schema}
+}
+
+// oaActivateQuery is the parameter that decides what turning a flag on
+// does when all its strategies are disabled.
+func oaActivateQuery() []*oaParameter {
+	return []*oaParameter{oaQuery("shouldActivateDisabledStrategies",
+		"When every strategy is disabled: true enables them, otherwise the default strategy is added.", oaBool())}
+}
+
+func oaJSON(description string, schema *oaSchema) *oaResponse {
+	return &oaResponse{Description: description, Content: map[string]oaMedia{"application/json": {Schema: schema}}}
+}
+
+// oaContextQuery are the query parameters that make up the evaluation
+// context of the frontend API's GET forms.
+func oaContextQuery() []*oaParameter {
+	explode := true
+	return []*oaParameter{
+		oaQuery("userId", "", oaString()),
+		oaQuery("sessionId", "", oaString()),
+		oaQuery("remoteAddress", "Defaults to the caller's address.", oaString()),
+		oaQuery("environment", "Defaults to the token's environment.", oaString()),
+		oaQuery("appName", "", oaString()),
+		oaQuery("currentTime", "Evaluate as of this time (RFC 3339).", oaDateTime()),
+		{Name: "properties", In: "query", Style: "deepObject", Explode: &explode, Schema: oaMap(oaString()),
+			Description: "Custom context fields as `properties[name]=value`. Any other unknown parameter becomes a property too."},
+	}
+}
