@@ -21,6 +21,7 @@ const fetchSpy = async (url, init = {}) => {
   const res = await realFetch(url, init);
   if (String(url).includes('/client/metrics')) seen.metricsPosted++;
   seen.requests[seen.requests.length - 1].status = res.status;
+  seen.requests[seen.requests.length - 1].etag = res.headers.get('ETag');
   return res;
 };
 
@@ -53,8 +54,8 @@ client.on('ready', async () => {
   setTimeout(() => {
     clearTimeout(timeout);
     client.stop();
-    process.stdout.write(JSON.stringify({ before, after, requests: seen.requests, metricsPosted: seen.metricsPosted }));
-    process.exit(0);
+    const out = JSON.stringify({ before, after, requests: seen.requests, metricsPosted: seen.metricsPosted });
+    process.stdout.write(out, () => process.exit(0));
   }, 2500);
 });
 client.start();

@@ -45,8 +45,8 @@ unleash.on('synchronized', () => {
   }
   unleash.once('sent', () => {
     clearTimeout(timeout);
-    process.stdout.write(JSON.stringify({ registered, results }));
     unleash.destroy();
-    process.exit(0);
+    // Exit only once the (large) output is flushed to the pipe.
+    process.stdout.write(JSON.stringify({ registered, results }), () => process.exit(0));
   });
 });
