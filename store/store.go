@@ -51,6 +51,10 @@ type Reader interface {
 	EventReader
 	ClientAppReader
 	ClientStateReader
+	GroupReader
+	AccessReader
+	ChangeRequestReader
+	SettingReader
 }
 
 // Tx is every read and write method. It is what Update hands to its
@@ -76,4 +80,8 @@ type Tx interface {
 	SessionWriter
 	EventWriter
 	ClientAppWriter
+	GroupWriter
+	AccessWriter
+	ChangeRequestWriter
+	SettingWriter
 }

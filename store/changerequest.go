@@ -1,0 +1,7 @@
+package store
+
+// ChangeRequestReader reads change requests and their configuration.
+type ChangeRequestReader interface{}
+
+// ChangeRequestWriter changes change requests and their configuration.
+type ChangeRequestWriter interface{}

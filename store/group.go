@@ -1,0 +1,7 @@
+package store
+
+// GroupReader reads user groups.
+type GroupReader interface{}
+
+// GroupWriter changes user groups.
+type GroupWriter interface{}
