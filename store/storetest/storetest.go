@@ -24,10 +24,7 @@ type Opener func(t *testing.T) store.Store
 
 // Run runs every contract test, in parallel, each on a store of its own.
 func Run(t *testing.T, open Opener) {
-	tests := []struct {
-		name string
-		fn   func(t *testing.T, s store.Store)
-	}{
+	tests := []contractTest{
 		{"Seed", testSeed},
 		{"Projects", testProjects},
 		{"ProjectEnvironments", testProjectEnvironments},
@@ -58,13 +55,24 @@ func Run(t *testing.T, open Opener) {
 		{"UpdatesSerialized", testUpdatesSerialized},
 		{"ConcurrentUpdates", testConcurrentUpdates},
 	}
-	for _, tt := range tests {
+	for _, tt := range append(tests, areaTests...) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			tt.fn(t, open(t))
 		})
 	}
 }
+
+// contractTest is one named test of the suite.
+type contractTest struct {
+	name string
+	fn   func(t *testing.T, s store.Store)
+}
+
+// areaTests are added by the files of later areas (groups, access, change
+// requests, settings) in their init functions, so that each area's tests
+// live in its own file.
+var areaTests []contractTest
 
 // t0 is a time with microseconds, the precision the store keeps.
 var t0 = time.Date(2026, 3, 4, 5, 6, 7, 891011000, time.UTC)
