@@ -146,7 +146,7 @@ func inPrefixes(prefixes []netip.Prefix, value string) bool {
 
 // matches applies the constraint, inversion included. An unknown operator
 // never matches, whatever inverted says.
-func (c *constraint) matches(ctx *Context, env *env) bool {
+func (c *constraint) matches(ctx *Context, env *run) bool {
 	if c.op == opUnknown {
 		return false
 	}
@@ -154,7 +154,7 @@ func (c *constraint) matches(ctx *Context, env *env) bool {
 }
 
 // test is the operator's verdict before inversion.
-func (c *constraint) test(ctx *Context, env *env) bool {
+func (c *constraint) test(ctx *Context, env *run) bool {
 	if c.op == opDateAfter || c.op == opDateBefore {
 		return c.testDate(ctx, env)
 	}
@@ -185,7 +185,7 @@ func (c *constraint) test(ctx *Context, env *env) bool {
 	return false
 }
 
-func (c *constraint) testDate(ctx *Context, env *env) bool {
+func (c *constraint) testDate(ctx *Context, env *run) bool {
 	if !c.valid {
 		return false
 	}

@@ -13,6 +13,12 @@ type Result struct {
 	Enabled        bool
 	ImpressionData bool
 	Variant        Variant
+	// Volatile is set when the answer depended on more than the snapshot
+	// and the context: a random draw (random stickiness, a missing
+	// stickiness value, gradualRolloutRandom), the clock (a DATE constraint
+	// without currentTime) or a custom strategy. Only answers without it may
+	// be cached.
+	Volatile bool
 }
 
 // Variant is the variant picked for a context. The fallback has the name
@@ -31,7 +37,8 @@ func (s *Snapshot) IsEnabled(name string, ctx *Context) bool {
 	if !ok {
 		return false
 	}
-	on, _ := s.eval(f, ctx)
+	e := run{env: s.env}
+	on, _ := s.eval(f, ctx, &e)
 	return on
 }
 
@@ -55,24 +62,30 @@ func (s *Snapshot) EvaluateAll(ctx *Context, dst []Result) []Result {
 }
 
 // EvaluateEnabled appends the result of every flag that is on for ctx, in
-// payload order, to dst.
-func (s *Snapshot) EvaluateEnabled(ctx *Context, dst []Result) []Result {
+// payload order, to dst. volatile reports whether any flag, listed or not,
+// was volatile (see Result.Volatile): a flag left out by a random draw
+// makes the list itself volatile.
+func (s *Snapshot) EvaluateEnabled(ctx *Context, dst []Result) (results []Result, volatile bool) {
 	for i := range s.flags {
-		if r := s.result(&s.flags[i], ctx); r.Enabled {
+		r := s.result(&s.flags[i], ctx)
+		volatile = volatile || r.Volatile
+		if r.Enabled {
 			dst = append(dst, r)
 		}
 	}
-	return dst
+	return dst, volatile
 }
 
 func (s *Snapshot) result(f *flag, ctx *Context) Result {
-	on, winner := s.eval(f, ctx)
+	e := run{env: s.env}
+	on, winner := s.eval(f, ctx, &e)
 	r := Result{Name: f.name, Found: true, Enabled: on, ImpressionData: f.impressionData}
-	r.Variant = s.variantFor(f, winner, on, ctx)
+	r.Variant = s.variantFor(f, winner, on, ctx, &e)
+	r.Volatile = e.volatile
 	return r
 }
 
-func (s *Snapshot) variantFor(f *flag, winner *strategy, on bool, ctx *Context) Variant {
+func (s *Snapshot) variantFor(f *flag, winner *strategy, on bool, ctx *Context, e *run) Variant {
 	if !on {
 		return Variant{Name: DisabledVariant}
 	}
@@ -80,7 +93,7 @@ func (s *Snapshot) variantFor(f *flag, winner *strategy, on bool, ctx *Context) 
 	if winner != nil && len(winner.variants.variants) > 0 {
 		vs = &winner.variants
 	}
-	v := vs.pick(ctx, s.env)
+	v := vs.pick(ctx, e)
 	if v == nil {
 		return Variant{Name: DisabledVariant, FeatureEnabled: true}
 	}
@@ -89,15 +102,15 @@ func (s *Snapshot) variantFor(f *flag, winner *strategy, on bool, ctx *Context) 
 
 // eval decides a flag and returns the first strategy that switched it on
 // (nil when the flag is on because it has no strategies).
-func (s *Snapshot) eval(f *flag, ctx *Context) (bool, *strategy) {
-	if !f.enabled || !s.dependenciesMet(f, ctx) {
+func (s *Snapshot) eval(f *flag, ctx *Context, e *run) (bool, *strategy) {
+	if !f.enabled || !s.dependenciesMet(f, ctx, e) {
 		return false, nil
 	}
 	if len(f.strategies) == 0 {
 		return true, nil
 	}
 	for i := range f.strategies {
-		if f.strategies[i].isOn(ctx, s.env) {
+		if f.strategies[i].isOn(ctx, e) {
 			return true, &f.strategies[i]
 		}
 	}
@@ -107,14 +120,14 @@ func (s *Snapshot) eval(f *flag, ctx *Context) (bool, *strategy) {
 // dependenciesMet checks every parent with the same context. Only one level
 // is allowed: a parent that itself has dependencies never satisfies, which
 // also defuses cycles.
-func (s *Snapshot) dependenciesMet(f *flag, ctx *Context) bool {
+func (s *Snapshot) dependenciesMet(f *flag, ctx *Context, e *run) bool {
 	for i := range f.deps {
 		d := &f.deps[i]
 		p := d.parent
 		if p == nil || len(p.deps) > 0 {
 			return false
 		}
-		on, winner := s.eval(p, ctx)
+		on, winner := s.eval(p, ctx, e)
 		if !d.wantEnabled {
 			if on {
 				return false
@@ -124,7 +137,7 @@ func (s *Snapshot) dependenciesMet(f *flag, ctx *Context) bool {
 		if !on {
 			return false
 		}
-		if !d.anyVariant && !d.variants.has(s.variantFor(p, winner, on, ctx).Name) {
+		if !d.anyVariant && !d.variants.has(s.variantFor(p, winner, on, ctx, e).Name) {
 			return false
 		}
 	}

@@ -63,6 +63,26 @@ func newEnv(o Options) *env {
 	return e
 }
 
+// run is the state of one evaluation: the snapshot's environment, and
+// whether the answer depended on anything besides the snapshot and the
+// context.
+type run struct {
+	env *env
+	// volatile is set when a random draw, the clock or a custom strategy
+	// took part: the same context may then get another answer.
+	volatile bool
+}
+
+func (r *run) randomIn(n uint32) uint32 {
+	r.volatile = true
+	return r.env.randomIn(n)
+}
+
+func (r *run) now() time.Time {
+	r.volatile = true
+	return r.env.now()
+}
+
 // randomIn returns a uniformly random value in 1..n.
 func (e *env) randomIn(n uint32) uint32 {
 	if n == 0 {

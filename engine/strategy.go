@@ -140,7 +140,7 @@ func compileStrategy(flagName string, s clientapi.Strategy, segments map[int][]c
 }
 
 // isOn reports whether the strategy switches the flag on for ctx.
-func (s *strategy) isOn(ctx *Context, e *env) bool {
+func (s *strategy) isOn(ctx *Context, e *run) bool {
 	if s.off {
 		return false
 	}
@@ -155,9 +155,9 @@ func (s *strategy) isOn(ctx *Context, e *env) bool {
 	case stratUserWithID:
 		return ctx.UserID != "" && s.ids.has(ctx.UserID)
 	case stratGradualUserID:
-		return s.rollout(ctx.UserID, e)
+		return s.rollout(ctx.UserID)
 	case stratGradualSessionID:
-		return s.rollout(ctx.SessionID, e)
+		return s.rollout(ctx.SessionID)
 	case stratGradualRandom:
 		return s.pctOK && s.percentage > 0 && float64(e.randomIn(100)) <= s.percentage
 	case stratFlexibleRollout:
@@ -166,12 +166,13 @@ func (s *strategy) isOn(ctx *Context, e *env) bool {
 		return s.remoteAddress(ctx.RemoteAddress)
 	case stratApplicationHostname:
 		for _, h := range s.hostnames {
-			if h == e.hostname {
+			if h == e.env.hostname {
 				return true
 			}
 		}
 		return false
 	case stratCustom:
+		e.volatile = true // user code may use randomness or the clock
 		return s.custom.IsEnabled(s.params, ctx)
 	}
 	return false
@@ -179,24 +180,24 @@ func (s *strategy) isOn(ctx *Context, e *env) bool {
 
 // rollout buckets id into 1..100 within the strategy's group. A missing id
 // is off even at 100%.
-func (s *strategy) rollout(id string, e *env) bool {
+func (s *strategy) rollout(id string) bool {
 	if id == "" || !s.pctOK || s.percentage <= 0 {
 		return false
 	}
 	return float64(normalizedHash(s.groupID, id, 100, rolloutSeed)) <= s.percentage
 }
 
-func (s *strategy) flexible(ctx *Context, e *env) bool {
+func (s *strategy) flexible(ctx *Context, e *run) bool {
 	if !s.pctOK || s.percentage <= 0 {
 		return false
 	}
 	switch s.sticky.mode {
 	case stickyDefault:
 		if ctx.UserID != "" {
-			return s.rollout(ctx.UserID, e)
+			return s.rollout(ctx.UserID)
 		}
 		if ctx.SessionID != "" {
-			return s.rollout(ctx.SessionID, e)
+			return s.rollout(ctx.SessionID)
 		}
 		return float64(e.randomIn(100)) <= s.percentage
 	case stickyRandom:
@@ -204,7 +205,7 @@ func (s *strategy) flexible(ctx *Context, e *env) bool {
 	}
 	// A named stickiness field only: no fallback, and missing means off.
 	v, ok := ctx.value(s.sticky.field)
-	return ok && s.rollout(v, e)
+	return ok && s.rollout(v)
 }
 
 func (s *strategy) remoteAddress(addr string) bool {

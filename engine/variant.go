@@ -42,7 +42,7 @@ func compileVariants(list []clientapi.Variant, group string, sticky stickiness) 
 // pick returns the variant for ctx, or nil when the list offers none.
 // Overrides win over weights and are checked first, as in the reference
 // engine, so a pinned variant works even when all weights are zero.
-func (vs *variantSet) pick(ctx *Context, e *env) *variant {
+func (vs *variantSet) pick(ctx *Context, e *run) *variant {
 	if len(vs.variants) == 0 {
 		return nil
 	}
@@ -73,7 +73,7 @@ func (vs *variantSet) pick(ctx *Context, e *env) *variant {
 // userId, sessionId and remoteAddress in that order (as the Node SDK and
 // the reference proxy do) before falling back to a random bucket; a named
 // field that is missing also means random.
-func (vs *variantSet) target(ctx *Context, e *env) uint32 {
+func (vs *variantSet) target(ctx *Context, e *run) uint32 {
 	var id string
 	switch vs.sticky.mode {
 	case stickyDefault:

@@ -161,8 +161,9 @@ func unescape(s string) string {
 // override it). randomSession gives a context without sessionId a random
 // one, as the reference does when evaluating every flag, so that
 // sessionId-sticky rollouts vary per request rather than all land in one
-// bucket.
-func (p *Proxy) finishContext(ctx *engine.Context, r *http.Request, randomSession bool) {
+// bucket. It reports whether it made the sessionId up: such an answer is
+// not worth caching, as no later request will carry the same context.
+func (p *Proxy) finishContext(ctx *engine.Context, r *http.Request, randomSession bool) (madeUp bool) {
 	if ctx.RemoteAddress == "" {
 		ctx.RemoteAddress = p.cfg.TrustProxy.ClientIP(r)
 	}
@@ -174,6 +175,7 @@ func (p *Proxy) finishContext(ctx *engine.Context, r *http.Request, randomSessio
 	}
 	if randomSession && ctx.SessionID == "" {
 		ctx.SessionID = randomSessionID()
+		madeUp = true
 	}
 	for _, enrich := range p.cfg.Enrichers {
 		enrich(ctx)
@@ -181,6 +183,7 @@ func (p *Proxy) finishContext(ctx *engine.Context, r *http.Request, randomSessio
 	if p.cfg.Environment != "" {
 		ctx.Environment = p.cfg.Environment
 	}
+	return madeUp
 }
 
 // randomSessionID is a decimal fraction like JavaScript's

@@ -34,8 +34,8 @@ func (p *Proxy) getToggles(w http.ResponseWriter, r *http.Request, st *state, al
 		return
 	}
 	ctx := contextFromQuery(r.URL.RawQuery)
-	p.finishContext(&ctx, r, true)
-	p.evaluateAndWrite(w, r, st, &ctx, nil, all)
+	madeUp := p.finishContext(&ctx, r, true)
+	p.evaluateAndWrite(w, r, st, &ctx, nil, all, !madeUp)
 }
 
 // postToggles answers POST /proxy and POST /proxy/all: with a toggles list
@@ -55,15 +55,26 @@ func (p *Proxy) postToggles(w http.ResponseWriter, r *http.Request, st *state, a
 		writeRequestError(w, rerr)
 		return
 	}
-	p.finishContext(&ctx, r, len(toggles) == 0)
-	p.evaluateAndWrite(w, r, st, &ctx, toggles, all)
+	madeUp := p.finishContext(&ctx, r, len(toggles) == 0)
+	p.evaluateAndWrite(w, r, st, &ctx, toggles, all, !madeUp)
 }
 
 // evaluateAndWrite evaluates the named flags (or every flag, or every
 // enabled flag) and writes the answer.
-func (p *Proxy) evaluateAndWrite(w http.ResponseWriter, r *http.Request, st *state, ctx *engine.Context, names []string, all bool) {
+func (p *Proxy) evaluateAndWrite(w http.ResponseWriter, r *http.Request, st *state, ctx *engine.Context, names []string, all, cacheable bool) {
+	// Answers for a whole context are cached (see answerCache); answers for
+	// a toggles list are counted in the metrics and always evaluated.
+	var key string
+	if len(names) == 0 && cacheable {
+		key = answerKey(ctx, all)
+		if a, ok := st.answers.get(key); ok {
+			writeJSONTagged(w, r, a.body, a.etag, true)
+			return
+		}
+	}
 	rp := getResults()
 	results := *rp
+	volatile := false
 	switch {
 	case len(names) > 0:
 		for _, name := range names {
@@ -72,14 +83,19 @@ func (p *Proxy) evaluateAndWrite(w http.ResponseWriter, r *http.Request, st *sta
 		p.usage.countResults(results)
 	case all:
 		results = st.snap.EvaluateAll(ctx, results)
+		volatile = anyVolatile(results)
 	default:
-		results = st.snap.EvaluateEnabled(ctx, results)
+		results, volatile = st.snap.EvaluateEnabled(ctx, results)
 	}
 	bp := getBuf()
 	*bp = appendToggles((*bp)[:0], results, st.payloads)
+	etag := weakETag(*bp)
+	if key != "" && !volatile {
+		st.answers.put(key, *bp, etag)
+	}
 	*rp = results
 	putResults(rp)
-	writeJSON(w, r, *bp, true)
+	writeJSONTagged(w, r, *bp, etag, true)
 	putBuf(bp)
 }
 
@@ -87,8 +103,12 @@ func (p *Proxy) evaluateAndWrite(w http.ResponseWriter, r *http.Request, st *sta
 // a GET or HEAD already holds it (Express's freshness check ignores
 // If-None-Match on other methods, and so do we).
 func writeJSON(w http.ResponseWriter, r *http.Request, body []byte, cacheable bool) {
+	writeJSONTagged(w, r, body, weakETag(body), cacheable)
+}
+
+// writeJSONTagged is writeJSON with the body's ETag already computed.
+func writeJSONTagged(w http.ResponseWriter, r *http.Request, body []byte, etag string, cacheable bool) {
 	h := w.Header()
-	etag := weakETag(body)
 	h["Etag"] = []string{etag}
 	if cacheable {
 		h["Cache-Control"] = hdrCacheControl

@@ -80,6 +80,8 @@ type state struct {
 	features []byte
 	// payloads holds the encoded variant payloads of snap.
 	payloads payloadCache
+	// answers caches whole answers per context for this configuration.
+	answers answerCache
 }
 
 // New checks cfg and builds a proxy. It does no I/O: the backup is read and

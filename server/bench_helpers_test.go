@@ -25,28 +25,10 @@ func newBenchServer(b *testing.B, _ *testing.T, n int) *testServer {
 	if _, err := Bootstrap(ctx, st, BootstrapConfig{ClientTokens: []string{testClientToken}, AdminPassword: "x"}); err != nil {
 		b.Fatal(err)
 	}
-	srv, err := New(ctx, st, Config{Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	if err != nil {
+	if err := fixture.Seed(ctx, st, fixture.Features(n, 1), store.EnvDevelopment); err != nil {
 		b.Fatal(err)
 	}
-	payload := fixture.Features(n, 1)
-	pctx := withPrincipal(ctx, &Principal{Token: &store.APIToken{TokenName: "bench"}})
-	err = srv.change(pctx, func(tx store.Tx) ([]store.Event, error) {
-		for _, f := range payload.Features {
-			if _, err := tx.CreateFeature(ctx, store.Feature{Name: f.Name, Project: store.DefaultProject, Type: "release"}); err != nil {
-				return nil, err
-			}
-			if _, err := tx.UpdateFeatureEnvironment(ctx, store.FeatureEnvironment{Feature: f.Name, Environment: store.EnvDevelopment, Enabled: f.Enabled, Variants: f.Variants}); err != nil {
-				return nil, err
-			}
-			for i, s := range f.Strategies {
-				if _, err := tx.CreateStrategy(ctx, store.Strategy{Feature: f.Name, Environment: store.EnvDevelopment, Name: s.Name, SortOrder: i, Parameters: s.Parameters, Constraints: s.Constraints, Variants: s.Variants}); err != nil {
-					return nil, err
-				}
-			}
-		}
-		return []store.Event{{Type: "feature-import"}}, nil
-	})
+	srv, err := New(ctx, st, Config{Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		b.Fatal(err)
 	}

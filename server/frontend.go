@@ -60,7 +60,7 @@ func (s *Server) answerFrontend(w http.ResponseWriter, r *http.Request, tok *sto
 	case all:
 		results = snap.EvaluateAll(ctx, nil)
 	default:
-		results = snap.EvaluateEnabled(ctx, nil)
+		results, _ = snap.EvaluateEnabled(ctx, nil)
 	}
 	out := clientapi.Toggles{Toggles: make([]clientapi.ToggleResult, 0, len(results))}
 	for _, res := range results {

@@ -55,6 +55,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.DurationVar(&cfg.Timeout, "timeout", load.DefaultTimeout, "timeout of each request")
 	fs.BoolVar(&cfg.Insecure, "k", false, "skip TLS certificate checks (self-signed https on loopback)")
 	fs.IntVar(&cfg.PID, "pid", 0, "`pid` of the server: report its RSS before and after, and its peak RSS (Linux)")
+	fs.StringVar(&cfg.UniqueParam, "unique", "", "query `parameter` given a new value on every request (defeats answer caches)")
 	fs.BoolVar(&asJSON, "json", false, "print the result as JSON")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {

@@ -46,6 +46,10 @@ type Config struct {
 	// Insecure skips TLS certificate checks, for https on loopback with a
 	// self-signed certificate.
 	Insecure bool
+	// UniqueParam, when set, appends "&<UniqueParam>=<n>" with a new n to
+	// every request's query, so that a server that caches answers per query
+	// must compute each one (for measuring the uncached path).
+	UniqueParam string
 	// PID, when not zero, is a process whose memory use (VmRSS, VmHWM from
 	// /proc/<pid>/status) is read before and after the run.
 	PID int

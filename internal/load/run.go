@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -135,7 +136,13 @@ type worker struct {
 	errors      int64
 	errorCounts map[string]int64
 	bytes       int64
+	unique      string // UniqueParam
+	id          uint64 // distinguishes workers' unique values
+	seq         uint64
 }
+
+// issuedWorkers numbers workers across runs, so unique values never repeat.
+var issuedWorkers atomic.Uint64
 
 func newWorker(ctx context.Context, cfg Config, u *url.URL, client *http.Client, issued *atomic.Int64) (*worker, error) {
 	base, err := http.NewRequestWithContext(ctx, cfg.Method, u.String(), nil)
@@ -152,7 +159,7 @@ func newWorker(ctx context.Context, cfg Config, u *url.URL, client *http.Client,
 		base.Header[http.CanonicalHeaderKey(k)] = append([]string(nil), vs...)
 	}
 	return &worker{
-		ctx: ctx, client: client, base: base, body: cfg.Body,
+		ctx: ctx, client: client, base: base, body: cfg.Body, unique: cfg.UniqueParam, id: issuedWorkers.Add(1),
 		limit: int64(cfg.Requests), issued: issued,
 		latency: newHistogram(), status: map[int]int64{},
 	}, nil
@@ -191,6 +198,16 @@ func (w *worker) do() (int, int64, error) {
 	// the shared header map is never written after newWorker.
 	req := new(http.Request)
 	*req = *w.base
+	if w.unique != "" {
+		u := *w.base.URL
+		w.seq++
+		sep := "&"
+		if u.RawQuery == "" {
+			sep = ""
+		}
+		u.RawQuery += sep + w.unique + "=" + strconv.FormatUint(uint64(w.id)<<40|w.seq, 36)
+		req.URL = &u
+	}
 	if len(w.body) > 0 {
 		req.ContentLength = int64(len(w.body))
 		req.Body = io.NopCloser(bytes.NewReader(w.body))

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -250,5 +251,26 @@ func TestDialLoopbackOnly(t *testing.T) {
 		if err := dialLoopbackOnly("tcp", tt.addr, nil); (err == nil) != tt.ok {
 			t.Errorf("dialLoopbackOnly(%s) = %v, want ok=%v", tt.addr, err, tt.ok)
 		}
+	}
+}
+
+func TestUniqueParam(t *testing.T) {
+	var mu sync.Mutex
+	seen := map[string]bool{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen[r.URL.Query().Get("u")] = true
+		mu.Unlock()
+		if r.URL.Query().Get("keep") != "1" {
+			w.WriteHeader(http.StatusBadRequest)
+		}
+	}))
+	defer srv.Close()
+	res, err := Run(context.Background(), Config{URL: srv.URL + "/?keep=1", UniqueParam: "u", Concurrency: 4, Requests: 200})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status[http.StatusOK] != 200 || len(seen) != 200 {
+		t.Errorf("statuses %v, %d distinct values; want 200 of each", res.Status, len(seen))
 	}
 }

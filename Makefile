@@ -1,0 +1,16 @@
+# Convenience targets; scripts/test.sh is what CI runs.
+.PHONY: test bench bench-go bench-load
+
+test:
+	./scripts/test.sh
+
+# Micro-benchmarks of the engine, the client API and the proxy handlers.
+bench-go:
+	go test -run=^$$ -bench=. -benchmem ./engine ./server ./proxy
+
+# Loopback load: proxy, plain handler, reference @unleash/proxy (when
+# installed in test/compat), client API (200 and 304) and frontend API.
+bench-load:
+	go run ./cmd/sbbench -sizes 60,500,5000 -d 5s
+
+bench: bench-go bench-load

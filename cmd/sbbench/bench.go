@@ -1,0 +1,348 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/signalbox/signalbox/internal/fixture"
+	"github.com/signalbox/signalbox/internal/load"
+	"github.com/signalbox/signalbox/server"
+	"github.com/signalbox/signalbox/store"
+	"github.com/signalbox/signalbox/store/sqlstore"
+)
+
+const (
+	clientToken   = "default:development.bench-client"
+	frontendToken = "default:development.bench-frontend"
+	clientKey     = "bench-key"
+	serverCPU     = "0" // every server under test runs on this CPU
+)
+
+// row is one measured line of the report.
+type row struct {
+	target, what string
+	flags        int
+	res          load.Result
+	note         string
+}
+
+type bench struct {
+	ctx      context.Context
+	bin      string
+	dir      string
+	dur      time.Duration
+	conc     int
+	refDir   string // test/compat with node_modules, or "" to skip the reference
+	rows     []row
+	upstream *http.Server
+}
+
+func newBench(ctx context.Context, bin string, dur time.Duration, conc int, withRef bool) (*bench, error) {
+	dir, err := os.MkdirTemp("", "sbbench-")
+	if err != nil {
+		return nil, err
+	}
+	b := &bench{ctx: ctx, bin: bin, dir: dir, dur: dur, conc: conc}
+	if b.bin == "" {
+		b.bin = filepath.Join(dir, "signalbox")
+		build := exec.Command("go", "build", "-o", b.bin, "./cmd/signalbox")
+		build.Stdout, build.Stderr = os.Stderr, os.Stderr
+		if err := build.Run(); err != nil {
+			return nil, fmt.Errorf("building signalbox (run from the repository root): %w", err)
+		}
+	}
+	if withRef {
+		if _, err := exec.LookPath("node"); err == nil {
+			if _, err := os.Stat("test/compat/node_modules/@unleash/proxy"); err == nil {
+				b.refDir, _ = filepath.Abs("test/compat")
+			}
+		}
+	}
+	return b, nil
+}
+
+func (b *bench) close() { os.RemoveAll(b.dir) }
+
+func (b *bench) run(sizes []int) error {
+	for _, n := range sizes {
+		fmt.Fprintf(os.Stderr, "sbbench: %d flags\n", n)
+		if err := b.proxyRound(n); err != nil {
+			return err
+		}
+		if err := b.serverRound(n); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// measure runs one load measurement against a process. With unique set,
+// every request carries a new value of that query parameter (a new context
+// for a proxy, so nothing can be answered from a cache).
+func (b *bench) measure(target, what string, n int, pid int, method, url string, body []byte, header http.Header, unique ...string) (load.Result, error) {
+	cfg := load.Config{
+		URL: url, Method: method, Body: body, Header: header,
+		Concurrency: b.conc, Duration: b.dur, PID: pid,
+	}
+	if len(unique) > 0 {
+		cfg.UniqueParam = unique[0]
+	}
+	res, err := load.Run(b.ctx, cfg)
+	if err != nil {
+		return res, fmt.Errorf("%s %s: %w", target, what, err)
+	}
+	if ok := res.Status[http.StatusOK] + res.Status[http.StatusNotModified]; ok != res.Requests || res.Errors > 0 {
+		return res, fmt.Errorf("%s %s: statuses %v, %d errors", target, what, res.Status, res.Errors)
+	}
+	b.rows = append(b.rows, row{target: target, what: what, flags: n, res: res})
+	return res, nil
+}
+
+// startUpstream serves a generated payload of n flags as a client API.
+func (b *bench) startUpstream(n int) (string, error) {
+	body, err := json.Marshal(fixture.Features(n, 1))
+	if err != nil {
+		return "", err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /api/client/features", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("ETag", `"bench"`)
+		if r.Header.Get("If-None-Match") == `"bench"` {
+			w.WriteHeader(http.StatusNotModified)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(body)
+	})
+	mux.HandleFunc("POST /api/client/", func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.WriteHeader(http.StatusAccepted)
+	})
+	b.upstream = &http.Server{Handler: mux}
+	go b.upstream.Serve(ln)
+	return "http://" + ln.Addr().String(), nil
+}
+
+func (b *bench) proxyRound(n int) error {
+	up, err := b.startUpstream(n)
+	if err != nil {
+		return err
+	}
+	defer b.upstream.Close()
+	key := http.Header{"Authorization": {clientKey}, "Content-Type": {"application/json"}}
+	postBody := []byte(`{"context":{"userId":"123","sessionId":"s-1","properties":{"country":"no","age":"30"}}}`)
+	const query = "/proxy?userId=123&sessionId=s-1&properties%5Bcountry%5D=no&properties%5Bage%5D=30"
+
+	addr, err := freeAddr()
+	if err != nil {
+		return err
+	}
+	_, port, _ := net.SplitHostPort(addr)
+	proxy, err := startChild("signalbox proxy", pinned(serverCPU, b.bin, "proxy"), []string{
+		"PORT=" + port, "SERVICE_URL=" + up + "/api", "SERVICE_API_TOKEN=" + clientToken,
+		"SERVICE_PROXY_CLIENT_KEYS=" + clientKey, "SIGNALBOX_PROXY_BACKUP_DIR=" + b.dir, "LOG_LEVEL=error",
+	})
+	if err != nil {
+		return err
+	}
+	defer proxy.stop()
+	base := "http://" + addr
+	if err := proxy.waitHTTP(base+"/proxy/health", nil); err != nil {
+		return err
+	}
+	getRes, err := b.measure("signalbox proxy", "GET /proxy", n, proxy.pid(), "GET", base+query, nil, key)
+	if err != nil {
+		return err
+	}
+	if _, err := b.measure("signalbox proxy", "POST /proxy", n, proxy.pid(), "POST", base+"/proxy", postBody, key); err != nil {
+		return err
+	}
+	if _, err := b.measure("signalbox proxy", "GET /proxy, new context each request", n, proxy.pid(), "GET", base+query, nil, key, "requestId"); err != nil {
+		return err
+	}
+
+	// The plain handler serves the proxy's own GET answer.
+	answer, err := fetch(base+query, key)
+	if err != nil {
+		return err
+	}
+	file := filepath.Join(b.dir, fmt.Sprintf("answer-%d.json", n))
+	if err := os.WriteFile(file, answer, 0o644); err != nil {
+		return err
+	}
+	plainAddr, err := freeAddr()
+	if err != nil {
+		return err
+	}
+	self, _ := os.Executable()
+	plain, err := startChild("plain handler", pinned(serverCPU, self, "-serve-plain", file, "-addr", plainAddr), nil)
+	if err != nil {
+		return err
+	}
+	defer plain.stop()
+	if err := plain.waitHTTP("http://"+plainAddr+"/", nil); err != nil {
+		return err
+	}
+	plainRes, err := b.measure("plain handler", "same bytes as GET /proxy", n, plain.pid(), "GET", "http://"+plainAddr+query, nil, nil)
+	if err != nil {
+		return err
+	}
+	b.rows[len(b.rows)-4].note = fmt.Sprintf("%.2f of plain", getRes.RequestsPerSec/plainRes.RequestsPerSec)
+
+	if b.refDir == "" {
+		return nil
+	}
+	refAddr, err := freeAddr()
+	if err != nil {
+		return err
+	}
+	_, refPort, _ := net.SplitHostPort(refAddr)
+	ref, err := startChild("@unleash/proxy", pinned(serverCPU, "node", filepath.Join(b.refDir, "reference-proxy.cjs")), []string{
+		"UNLEASH_URL=" + up + "/api", "UNLEASH_API_TOKEN=" + clientToken, "UNLEASH_PROXY_CLIENT_KEYS=" + clientKey, "PORT=" + refPort,
+	})
+	if err != nil {
+		return err
+	}
+	defer ref.stop()
+	if err := ref.waitHTTP("http://"+refAddr+"/proxy/health", nil); err != nil {
+		return err
+	}
+	refGet, err := b.measure("@unleash/proxy", "GET /proxy", n, ref.pid(), "GET", "http://"+refAddr+query, nil, key)
+	if err != nil {
+		return err
+	}
+	refPost, err := b.measure("@unleash/proxy", "POST /proxy", n, ref.pid(), "POST", "http://"+refAddr+"/proxy", postBody, key)
+	if err != nil {
+		return err
+	}
+	for i := range b.rows {
+		r := &b.rows[i]
+		if r.target == "signalbox proxy" && r.flags == n {
+			ref := refGet
+			if strings.HasPrefix(r.what, "POST") {
+				ref = refPost
+			}
+			if r.note != "" {
+				r.note += ", "
+			}
+			r.note += fmt.Sprintf("%.0f× reference", r.res.RequestsPerSec/ref.RequestsPerSec)
+		}
+	}
+	return nil
+}
+
+func (b *bench) serverRound(n int) error {
+	dataDir := filepath.Join(b.dir, fmt.Sprintf("server-%d", n))
+	st, err := sqlstore.Open(b.ctx, filepath.Join(dataDir, "signalbox.db"))
+	if err != nil {
+		return err
+	}
+	_, err = server.Bootstrap(b.ctx, st, server.BootstrapConfig{ClientTokens: []string{clientToken}, FrontendTokens: []string{frontendToken}, AdminPassword: "bench-password"})
+	if err == nil {
+		err = fixture.Seed(b.ctx, st, fixture.Features(n, 1), store.EnvDevelopment)
+	}
+	st.Close()
+	if err != nil {
+		return err
+	}
+	addr, err := freeAddr()
+	if err != nil {
+		return err
+	}
+	host, port, _ := net.SplitHostPort(addr)
+	srv, err := startChild("signalbox server", pinned(serverCPU, b.bin, "server"), []string{
+		"PORT=" + port, "HTTP_HOST=" + host, "DATA_DIR=" + dataDir, "LOG_LEVEL=error",
+	})
+	if err != nil {
+		return err
+	}
+	defer srv.stop()
+	base := "http://" + addr
+	if err := srv.waitHTTP(base+"/ready", nil); err != nil {
+		return err
+	}
+	h := http.Header{"Authorization": {clientToken}}
+	if _, err := b.measure("signalbox server", "GET /api/client/features (200)", n, srv.pid(), "GET", base+"/api/client/features", nil, h); err != nil {
+		return err
+	}
+	etag, err := fetchETag(base+"/api/client/features", h)
+	if err != nil {
+		return err
+	}
+	cond := http.Header{"Authorization": {clientToken}, "If-None-Match": {etag}}
+	if _, err := b.measure("signalbox server", "GET /api/client/features (304)", n, srv.pid(), "GET", base+"/api/client/features", nil, cond); err != nil {
+		return err
+	}
+	fh := http.Header{"Authorization": {frontendToken}}
+	_, err = b.measure("signalbox server", "GET /api/frontend", n, srv.pid(), "GET", base+"/api/frontend?userId=123&sessionId=s-1", nil, fh)
+	return err
+}
+
+func fetch(url string, h http.Header) ([]byte, error) {
+	req, _ := http.NewRequest("GET", url, nil)
+	req.Header = h
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer res.Body.Close()
+	return io.ReadAll(res.Body)
+}
+
+func fetchETag(url string, h http.Header) (string, error) {
+	req, _ := http.NewRequest("GET", url, nil)
+	req.Header = h
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return "", err
+	}
+	res.Body.Close()
+	if e := res.Header.Get("ETag"); e != "" {
+		return e, nil
+	}
+	return "", fmt.Errorf("no ETag from %s", url)
+}
+
+// report prints the Markdown table.
+func (b *bench) report(w io.Writer) {
+	fmt.Fprintf(w, "| server (pinned to 1 CPU) | request | flags | req/s | p50 | p99 | RSS after | notes |\n|---|---|---:|---:|---:|---:|---:|---|\n")
+	for _, r := range b.rows {
+		rss := "–"
+		if r.res.Memory != nil {
+			rss = fmt.Sprintf("%.0f MiB", float64(r.res.Memory.After.RSS)/(1<<20))
+		}
+		fmt.Fprintf(w, "| %s | %s | %d | %.0f | %s | %s | %s | %s |\n", r.target, r.what, r.flags, r.res.RequestsPerSec,
+			dur(r.res.Latency.P50), dur(r.res.Latency.P99), rss, r.note)
+	}
+	fmt.Fprintf(w, "\n%d connections, %v per row, load generator on the other CPU(s). Reference: %s.\n", b.conc, b.dur, refText(b.refDir))
+}
+
+func refText(dir string) string {
+	if dir == "" {
+		return "not installed (npm ci in test/compat)"
+	}
+	return "@unleash/proxy 1.4.19 from test/compat"
+}
+
+func dur(d time.Duration) string {
+	switch {
+	case d >= time.Second:
+		return fmt.Sprintf("%.2f s", d.Seconds())
+	case d >= time.Millisecond:
+		return fmt.Sprintf("%.1f ms", float64(d)/float64(time.Millisecond))
+	}
+	return fmt.Sprintf("%.0f µs", float64(d)/float64(time.Microsecond))
+}

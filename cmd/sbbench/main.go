@@ -1,0 +1,97 @@
+// Command sbbench is the project's load benchmark: it runs the signalbox
+// proxy and server as real processes on loopback, drives them with the
+// bounded load generator (internal/load) and prints a Markdown table of
+// req/s, p50, p99 and RSS. Next to the proxy it measures a plain handler
+// serving the same response bytes, and, when the npm clients are installed
+// in test/compat, the reference @unleash/proxy against the same upstream.
+//
+// With taskset available, each server under test is pinned to CPU 0 and the
+// load generator to the other CPUs, so figures are "per server core".
+//
+//	go run ./cmd/sbbench -sizes 60,500,5000 -d 5s
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+)
+
+func main() {
+	sizes := flag.String("sizes", "60,500,5000", "flag counts to measure")
+	dur := flag.Duration("d", 5*time.Second, "duration of each measurement (at most 2m)")
+	conc := flag.Int("c", 16, "concurrent connections")
+	bin := flag.String("bin", "", "signalbox binary (default: build one)")
+	noRef := flag.Bool("no-reference", false, "skip the reference proxy even when installed")
+	plain := flag.String("serve-plain", "", "internal: serve this file as a plain handler on -addr")
+	addr := flag.String("addr", "", "internal: listen address for -serve-plain")
+	flag.Parse()
+
+	if *plain != "" {
+		if err := servePlain(*plain, *addr); err != nil {
+			fail(err)
+		}
+		return
+	}
+	pinLoadGenerator()
+	if *dur <= 0 || *dur > 2*time.Minute {
+		fail(fmt.Errorf("-d must be between 0 and 2m"))
+	}
+	var ns []int
+	for _, s := range strings.Split(*sizes, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n <= 0 || n > 20000 {
+			fail(fmt.Errorf("bad size %q", s))
+		}
+		ns = append(ns, n)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	b, err := newBench(ctx, *bin, *dur, *conc, !*noRef)
+	if err != nil {
+		fail(err)
+	}
+	defer b.close()
+	if err := b.run(ns); err != nil {
+		fail(err)
+	}
+	b.report(os.Stdout)
+}
+
+func fail(err error) {
+	fmt.Fprintln(os.Stderr, "sbbench:", err)
+	os.Exit(1)
+}
+
+// pinLoadGenerator re-runs this process on the CPUs other than the servers'
+// one, so that load generation does not steal the measured server's CPU.
+func pinLoadGenerator() {
+	if os.Getenv("SBBENCH_PINNED") != "" || runtime.NumCPU() < 2 {
+		return
+	}
+	taskset, err := exec.LookPath("taskset")
+	if err != nil {
+		return
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return
+	}
+	cmd := exec.Command(taskset, append([]string{"-c", fmt.Sprintf("1-%d", runtime.NumCPU()-1), self}, os.Args[1:]...)...)
+	cmd.Env = append(os.Environ(), "SBBENCH_PINNED=1")
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	if err := cmd.Run(); err != nil {
+		if ee, ok := err.(*exec.ExitError); ok {
+			os.Exit(ee.ExitCode())
+		}
+		fail(err)
+	}
+	os.Exit(0)
+}

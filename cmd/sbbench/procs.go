@@ -1,0 +1,97 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"syscall"
+	"time"
+)
+
+// child is a process the benchmark started; it is stopped by its PID.
+type child struct {
+	name string
+	cmd  *exec.Cmd
+	out  bytes.Buffer
+	done chan struct{}
+}
+
+// pinned wraps a command in "taskset -c cpus" when taskset exists.
+func pinned(cpus string, name string, args ...string) *exec.Cmd {
+	if path, err := exec.LookPath("taskset"); err == nil && cpus != "" {
+		return exec.Command(path, append([]string{"-c", cpus, name}, args...)...)
+	}
+	return exec.Command(name, args...)
+}
+
+func startChild(name string, cmd *exec.Cmd, env []string) (*child, error) {
+	c := &child{name: name, cmd: cmd, done: make(chan struct{})}
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Stdout, cmd.Stderr = &c.out, &c.out
+	if _, err := cmd.StdinPipe(); err != nil { // children that watch stdin stop with us
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("starting %s: %w", name, err)
+	}
+	go func() { cmd.Wait(); close(c.done) }()
+	return c, nil
+}
+
+func (c *child) pid() int { return c.cmd.Process.Pid }
+
+func (c *child) stop() {
+	c.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-c.done:
+	case <-time.After(5 * time.Second):
+		c.cmd.Process.Kill()
+		<-c.done
+	}
+}
+
+// waitHTTP polls url until it answers 200.
+func (c *child) waitHTTP(url string, header http.Header) error {
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		req, _ := http.NewRequest("GET", url, nil)
+		req.Header = header
+		if res, err := http.DefaultClient.Do(req); err == nil {
+			res.Body.Close()
+			if res.StatusCode == http.StatusOK {
+				return nil
+			}
+		}
+		select {
+		case <-c.done:
+			return fmt.Errorf("%s exited: %s", c.name, c.out.String())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	return fmt.Errorf("%s did not answer %s: %s", c.name, url, c.out.String())
+}
+
+func freeAddr() (string, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer ln.Close()
+	return ln.Addr().String(), nil
+}
+
+// servePlain answers every request with the file's bytes: the ceiling a
+// proxy handler could reach on this machine.
+func servePlain(file, addr string) error {
+	body, err := os.ReadFile(file)
+	if err != nil {
+		return err
+	}
+	return http.ListenAndServe(addr, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json; charset=utf-8")
+		w.Write(body)
+	}))
+}
