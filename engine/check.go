@@ -76,3 +76,7 @@ func CheckConstraint(c clientapi.Constraint) *ConstraintError {
 	}
 	return nil
 }
+
+// MultiValued reports whether an operator reads its operands from values
+// (IN, NOT_IN, STR_*, IN_CIDR) rather than from value.
+func MultiValued(operator string) bool { return multiValued[operators[operator]] }

@@ -133,7 +133,7 @@ func archivedFeature(ctx context.Context, r store.Reader, name string) (store.Fe
 func (s *Server) handleArchiveFeature(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
 	err := s.change(ctx, func(tx store.Tx) ([]store.Event, error) {
-		f, err := pathFeature(r, tx)
+		f, err := editableFeature(r, tx)
 		if err != nil {
 			return nil, err
 		}
@@ -259,7 +259,12 @@ func (s *Server) bulk(w http.ResponseWriter, r *http.Request, archived bool, sta
 }
 
 func (s *Server) handleBulkArchive(w http.ResponseWriter, r *http.Request) error {
-	return s.bulk(w, r, false, http.StatusAccepted, s.archiveFeatures)
+	return s.bulk(w, r, false, http.StatusAccepted, func(ctx context.Context, tx store.Tx, features []store.Feature) ([]store.Event, error) {
+		if err := checkDirectProjectEdit(ctx, tx, r.PathValue("projectId")); err != nil {
+			return nil, err
+		}
+		return s.archiveFeatures(ctx, tx, features)
+	})
 }
 
 func (s *Server) handleBulkRevive(w http.ResponseWriter, r *http.Request) error {

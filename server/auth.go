@@ -20,6 +20,34 @@ const SessionCookie = "signalbox-session"
 type Principal struct {
 	User  *store.User     // set for users
 	Token *store.APIToken // set for API tokens, personal ones included
+	// groupRoles are the root roles of the user's groups, read with the
+	// user when the request is authenticated.
+	groupRoles []int
+}
+
+// userPrincipal is the principal of user u (acting through tok, if not
+// nil), with the root roles of the groups u belongs to.
+func userPrincipal(ctx context.Context, rd store.Reader, u store.User, tok *store.APIToken) (*Principal, error) {
+	groups, err := rd.ListUserGroups(ctx, u.ID)
+	if err != nil {
+		return nil, err
+	}
+	p := &Principal{User: &u, Token: tok}
+	for _, g := range groups {
+		if g.RootRole != 0 {
+			p.groupRoles = append(p.groupRoles, g.RootRole)
+		}
+	}
+	return p, nil
+}
+
+// RootRole is a user's effective root role: the most powerful of their own
+// and those of their groups. 0 for API tokens.
+func (p *Principal) RootRole() int {
+	if p == nil || p.User == nil {
+		return 0
+	}
+	return strongestRootRole(append([]int{p.User.RootRole}, p.groupRoles...)...)
 }
 
 // Name is what audit events record as createdBy.
@@ -49,10 +77,11 @@ func (p *Principal) UserID() int {
 	return 0
 }
 
-// can reports whether the principal holds perm at root level.
+// can reports whether the principal holds perm at root level, through the
+// user's effective root role or as an admin token.
 func (p *Principal) can(perm Permission) bool {
 	if p.User != nil {
-		return rootRoleAllows(p.User.RootRole, perm)
+		return rootRoleAllows(p.RootRole(), perm)
 	}
 	return p.Token != nil && p.Token.Type == store.TokenAdmin
 }
@@ -110,15 +139,19 @@ func (s *Server) authenticateAdmin(r *http.Request) (*Principal, error) {
 			return nil, err
 		}
 		if tok.UserID != 0 { // a personal access token acts as its user
-			var u store.User
-			err := s.store.View(r.Context(), func(rd store.Reader) (err error) {
-				u, err = rd.GetUser(r.Context(), tok.UserID)
+			var p *Principal
+			err := s.store.View(r.Context(), func(rd store.Reader) error {
+				u, err := rd.GetUser(r.Context(), tok.UserID)
+				if err != nil {
+					return apierr.New(apierr.AuthenticationRequired, "the token's user no longer exists")
+				}
+				p, err = userPrincipal(r.Context(), rd, u, tok)
 				return err
 			})
 			if err != nil {
-				return nil, apierr.New(apierr.AuthenticationRequired, "the token's user no longer exists")
+				return nil, err
 			}
-			return &Principal{User: &u, Token: tok}, nil
+			return p, nil
 		}
 		if tok.Type != store.TokenAdmin {
 			return nil, apierr.New(apierr.NoAccess, "a %s token cannot be used on the admin API; use an admin token or sign in", tok.Type)
@@ -132,7 +165,7 @@ func (s *Server) authenticateAdmin(r *http.Request) (*Principal, error) {
 }
 
 func (s *Server) sessionPrincipal(ctx context.Context, cookie string) (*Principal, error) {
-	var u store.User
+	var p *Principal
 	err := s.store.View(ctx, func(rd store.Reader) error {
 		sess, err := rd.GetSession(ctx, store.HashSecret(cookie))
 		if err != nil {
@@ -141,7 +174,11 @@ func (s *Server) sessionPrincipal(ctx context.Context, cookie string) (*Principa
 		if !sess.ExpiresAt.After(s.now()) {
 			return apierr.New(apierr.AuthenticationRequired, "the session has expired; sign in again at /auth/simple/login")
 		}
-		u, err = rd.GetUser(ctx, sess.UserID)
+		u, err := rd.GetUser(ctx, sess.UserID)
+		if err != nil {
+			return err
+		}
+		p, err = userPrincipal(ctx, rd, u, nil)
 		return err
 	})
 	if apierr.Is(err, apierr.NotFound) {
@@ -150,7 +187,7 @@ func (s *Server) sessionPrincipal(ctx context.Context, cookie string) (*Principa
 	if err != nil {
 		return nil, err
 	}
-	return &Principal{User: &u}, nil
+	return p, nil
 }
 
 // authenticateSDK resolves the token of a client or frontend API request.

@@ -78,34 +78,40 @@ func (s *Server) handleAddDependency(w http.ResponseWriter, r *http.Request) err
 	}
 	ctx := r.Context()
 	err := s.change(ctx, func(tx store.Tx) ([]store.Event, error) {
-		child, err := pathFeature(r, tx)
+		child, err := editableFeature(r, tx)
 		if err != nil {
 			return nil, err
 		}
-		d, err := checkDependency(ctx, tx, child, in)
-		if err != nil {
-			return nil, err
-		}
-		existing, err := tx.ListDependencies(ctx, child.Name)
-		if err != nil {
-			return nil, err
-		}
-		if i := slices.IndexFunc(existing, func(e store.Dependency) bool { return e.Parent == d.Parent }); i >= 0 {
-			if err := tx.UpdateDependency(ctx, d); err != nil {
-				return nil, err
-			}
-			return []store.Event{featureEvent("feature-dependency-added", child, dependencyView(d), dependencyView(existing[i]))}, nil
-		}
-		if err := tx.CreateDependency(ctx, d); err != nil {
-			return nil, err
-		}
-		return []store.Event{featureEvent("feature-dependency-added", child, dependencyView(d), nil)}, nil
+		return addDependency(ctx, tx, child, in)
 	})
 	if err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusOK)
 	return nil
+}
+
+// addDependency makes child depend on the flag in names, replacing the
+// dependency when there is one.
+func addDependency(ctx context.Context, tx store.Tx, child store.Feature, in dependencyInput) ([]store.Event, error) {
+	d, err := checkDependency(ctx, tx, child, in)
+	if err != nil {
+		return nil, err
+	}
+	existing, err := tx.ListDependencies(ctx, child.Name)
+	if err != nil {
+		return nil, err
+	}
+	if i := slices.IndexFunc(existing, func(e store.Dependency) bool { return e.Parent == d.Parent }); i >= 0 {
+		if err := tx.UpdateDependency(ctx, d); err != nil {
+			return nil, err
+		}
+		return []store.Event{featureEvent("feature-dependency-added", child, dependencyView(d), dependencyView(existing[i]))}, nil
+	}
+	if err := tx.CreateDependency(ctx, d); err != nil {
+		return nil, err
+	}
+	return []store.Event{featureEvent("feature-dependency-added", child, dependencyView(d), nil)}, nil
 }
 
 // checkDependency validates a new dependency of child: the parent is
@@ -161,24 +167,12 @@ func checkDependency(ctx context.Context, r store.Reader, child store.Feature, i
 
 func (s *Server) handleDeleteDependency(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
-	parent := r.PathValue("parent")
 	err := s.change(ctx, func(tx store.Tx) ([]store.Event, error) {
-		child, err := pathFeature(r, tx)
+		child, err := editableFeature(r, tx)
 		if err != nil {
 			return nil, err
 		}
-		deps, err := tx.ListDependencies(ctx, child.Name)
-		if err != nil {
-			return nil, err
-		}
-		i := slices.IndexFunc(deps, func(d store.Dependency) bool { return d.Parent == parent })
-		if i < 0 {
-			return nil, apierr.New(apierr.NotFound, "feature flag %s does not depend on %s", child.Name, parent)
-		}
-		if err := tx.DeleteDependency(ctx, child.Name, parent); err != nil {
-			return nil, err
-		}
-		return []store.Event{featureEvent("feature-dependency-removed", child, nil, dependencyView(deps[i]))}, nil
+		return deleteDependency(ctx, tx, child, r.PathValue("parent"))
 	})
 	if err != nil {
 		return err
@@ -187,10 +181,27 @@ func (s *Server) handleDeleteDependency(w http.ResponseWriter, r *http.Request) 
 	return nil
 }
 
+// deleteDependency removes child's dependency on parent; NotFound when
+// there is none.
+func deleteDependency(ctx context.Context, tx store.Tx, child store.Feature, parent string) ([]store.Event, error) {
+	deps, err := tx.ListDependencies(ctx, child.Name)
+	if err != nil {
+		return nil, err
+	}
+	i := slices.IndexFunc(deps, func(d store.Dependency) bool { return d.Parent == parent })
+	if i < 0 {
+		return nil, apierr.New(apierr.NotFound, "feature flag %s does not depend on %s", child.Name, parent)
+	}
+	if err := tx.DeleteDependency(ctx, child.Name, parent); err != nil {
+		return nil, err
+	}
+	return []store.Event{featureEvent("feature-dependency-removed", child, nil, dependencyView(deps[i]))}, nil
+}
+
 func (s *Server) handleDeleteDependencies(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
 	err := s.change(ctx, func(tx store.Tx) ([]store.Event, error) {
-		child, err := pathFeature(r, tx)
+		child, err := editableFeature(r, tx)
 		if err != nil {
 			return nil, err
 		}

@@ -274,11 +274,23 @@ type projectEnvironmentJSON struct {
 
 func projectEnvironmentsOf(ctx context.Context, rd store.Reader, project string) ([]projectEnvironmentJSON, error) {
 	list, err := rd.ListProjectEnvironments(ctx, project)
+	if err != nil {
+		return nil, err
+	}
+	configs, err := rd.ListChangeRequestConfigs(ctx, project)
+	if err != nil {
+		return nil, err
+	}
+	changeRequests := map[string]bool{}
+	for _, c := range configs {
+		changeRequests[c.Environment] = c.Enabled
+	}
 	out := make([]projectEnvironmentJSON, len(list))
 	for i, pe := range list {
-		out[i] = projectEnvironmentJSON{Environment: pe.Environment, DefaultStrategy: normalizedTemplate(pe.DefaultStrategy)}
+		out[i] = projectEnvironmentJSON{Environment: pe.Environment, ChangeRequestsEnabled: changeRequests[pe.Environment],
+			DefaultStrategy: normalizedTemplate(pe.DefaultStrategy)}
 	}
-	return out, err
+	return out, nil
 }
 
 // handleListProjectEnvironments lists every environment, marking those the

@@ -267,7 +267,7 @@ func (s *Server) handleSwitchFeatureEnvironment(on bool) handlerFunc {
 		ctx := r.Context()
 		activate := r.URL.Query().Get("shouldActivateDisabledStrategies") == "true"
 		err := s.change(ctx, func(tx store.Tx) ([]store.Event, error) {
-			t, err := pathFeatureEnv(r, tx)
+			t, err := editableFeatureEnv(r, tx)
 			if err != nil {
 				return nil, err
 			}
@@ -296,6 +296,9 @@ func (s *Server) handleBulkSwitch(on bool) handlerFunc {
 		err := s.change(ctx, func(tx store.Tx) ([]store.Event, error) {
 			e, pe, err := projectEnvironment(ctx, tx, project, r.PathValue("environment"))
 			if err != nil {
+				return nil, err
+			}
+			if err := checkDirectEdit(ctx, tx, project, e.Name); err != nil {
 				return nil, err
 			}
 			var events []store.Event

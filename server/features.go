@@ -484,6 +484,9 @@ func (s *Server) changeFeature(w http.ResponseWriter, r *http.Request, changes f
 			events = append(events, featureEvent(typ, after, map[string]bool{"stale": after.Stale}, map[string]bool{"stale": before.Stale}))
 		}
 		if archive {
+			if err := checkDirectProjectEdit(ctx, tx, after.Project); err != nil {
+				return nil, err
+			}
 			more, err := s.archiveFeatures(ctx, tx, []store.Feature{after})
 			if err != nil {
 				return nil, err

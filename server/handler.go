@@ -39,15 +39,15 @@ func (m mux) record(pattern, auth string, perm Permission) {
 // Routes lists every endpoint the server registered, in registration order.
 func (s *Server) Routes() []Route { return s.routeTable }
 
-// admin registers an admin route that needs perm. The principal is put in
-// the request context for the handler.
+// admin registers an admin route that needs perm (see authorize). The
+// principal is put in the request context for the handler.
 func (m mux) admin(pattern string, perm Permission, h handlerFunc) {
 	m.record(pattern, "admin", perm)
 	s := m.s
 	m.Handle(pattern, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p, err := s.authenticateAdmin(r)
-		if err == nil && !p.can(perm) {
-			err = noAccess(perm, r.PathValue("environment"))
+		if err == nil {
+			err = s.authorize(r, p, perm)
 		}
 		if err != nil {
 			s.writeError(w, r, err)
@@ -75,6 +75,36 @@ func (m mux) public(pattern string, h handlerFunc) {
 			s.writeError(w, r, err)
 		}
 	}))
+}
+
+// authorize checks that p holds perm for request r: at root level, or, on
+// the routes of one project (with {projectId} in the pattern), through a
+// project role the user holds there, directly or through a group.
+func (s *Server) authorize(r *http.Request, p *Principal, perm Permission) error {
+	if p.can(perm) {
+		return nil
+	}
+	project, environment := r.PathValue("projectId"), r.PathValue("environment")
+	if project == "" || p.User == nil {
+		return noAccess(perm, environment)
+	}
+	var grants []store.ProjectAccess
+	err := s.view(r.Context(), func(rd store.Reader) (err error) {
+		grants, err = rd.UserProjectRoles(r.Context(), p.User.ID, project)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	for _, g := range grants {
+		if projectRoleAllows(g.RoleID, perm) {
+			return nil
+		}
+	}
+	if environment != "" {
+		return apierr.New(apierr.NoAccess, "you need permission %s in environment %s of project %s to do this", perm, environment, project)
+	}
+	return apierr.New(apierr.NoAccess, "you need permission %s in project %s to do this", perm, project)
 }
 
 func noAccess(perm Permission, environment string) error {

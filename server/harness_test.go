@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/signalbox/signalbox/internal/pgtest"
 	"github.com/signalbox/signalbox/store/sqlstore"
 )
 
@@ -33,8 +34,22 @@ type testServer struct {
 
 func newTestServer(t *testing.T) *testServer {
 	t.Helper()
+	return newTestServerAt(t, filepath.Join(t.TempDir(), "signalbox.db"))
+}
+
+// newPostgresTestServer is newTestServer over a fresh PostgreSQL database
+// from internal/pgtest: skipped where PostgreSQL is not installed, except
+// under CI, where that fails instead.
+func newPostgresTestServer(t *testing.T) *testServer {
+	t.Helper()
+	return newTestServerAt(t, pgtest.NewDatabase(t))
+}
+
+// newTestServerAt is a test server over the database at dbURL.
+func newTestServerAt(t *testing.T, dbURL string) *testServer {
+	t.Helper()
 	ctx := context.Background()
-	st, err := sqlstore.Open(ctx, filepath.Join(t.TempDir(), "signalbox.db"))
+	st, err := sqlstore.Open(ctx, dbURL)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,10 +1,12 @@
 package server
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/base64"
 	"net/http"
 	"strings"
+	"time"
 
 	"golang.org/x/crypto/bcrypt"
 
@@ -73,25 +75,39 @@ func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) error {
 		return apierr.New(apierr.PasswordMismatch, "wrong username or password")
 	}
 	s.logins.succeed(key)
-	secret := randomSecret(32)
+	var secret string
 	now := s.now()
-	err = s.store.Update(ctx, func(tx store.Tx) error {
-		if _, err := tx.RecordLogin(ctx, user.ID, true, now); err != nil {
-			return err
-		}
-		_, err := tx.CreateSession(ctx, store.Session{ID: store.HashSecret(secret), UserID: user.ID, CreatedAt: now, ExpiresAt: now.Add(s.cfg.SessionTTL)})
+	err = s.store.Update(ctx, func(tx store.Tx) (err error) {
+		secret, err = s.startSession(ctx, tx, user.ID, now)
 		return err
 	})
 	if err != nil {
 		return err
 	}
+	s.setSessionCookie(w, secret, now)
+	user.SeenAt = &now
+	user.LoginAttempts = 0
+	return writeJSON(w, http.StatusOK, userResponse(user))
+}
+
+// startSession records a successful login of user and stores a new
+// session for it in tx. It returns the session's secret, for the cookie;
+// the store keeps only its hash. Both writes are operational.
+func (s *Server) startSession(ctx context.Context, tx store.Tx, userID int, now time.Time) (string, error) {
+	if _, err := tx.RecordLogin(ctx, userID, true, now); err != nil {
+		return "", err
+	}
+	secret := randomSecret(32)
+	_, err := tx.CreateSession(ctx, store.Session{ID: store.HashSecret(secret), UserID: userID, CreatedAt: now, ExpiresAt: now.Add(s.cfg.SessionTTL)})
+	return secret, err
+}
+
+// setSessionCookie hands a session started at now to the browser.
+func (s *Server) setSessionCookie(w http.ResponseWriter, secret string, now time.Time) {
 	http.SetCookie(w, &http.Cookie{
 		Name: SessionCookie, Value: secret, Path: "/", HttpOnly: true, Secure: s.cfg.SecureCookies,
 		SameSite: http.SameSiteLaxMode, Expires: now.Add(s.cfg.SessionTTL),
 	})
-	user.SeenAt = &now
-	user.LoginAttempts = 0
-	return writeJSON(w, http.StatusOK, userResponse(user))
 }
 
 // handleLogout ends the session of the cookie, if any.

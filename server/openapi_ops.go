@@ -1,6 +1,10 @@
 package server
 
-import "net/http"
+import (
+	"net/http"
+
+	"github.com/signalbox/signalbox/store"
+)
 
 // oaOps adds what the route table cannot know to the operations of the
 // OpenAPI document, keyed by route pattern. Parameter names in the keys
@@ -26,6 +30,23 @@ var oaOps = map[string]oaOp{
 	"POST /logout":      {ID: "logoutPost", Summary: "Sign out", Description: "Same as `POST /auth/logout`."},
 	"GET /logout": {ID: "logoutGet", Summary: "Sign out and go to the start page", Status: http.StatusFound,
 		RespDesc: "Session ended; redirects to `/`.", Headers: map[string]string{"Location": "`/`"}},
+	"GET /auth/saml/metadata": {ID: "getSamlMetadata", Summary: "SAML service provider metadata", Tag: "Auth",
+		Resp: oaString(), RespType: "application/samlmetadata+xml",
+		Description: "The SAML 2.0 metadata of this server as a service provider: entity id (this URL), assertion consumer service (`/auth/saml/callback`, HTTP-POST) and signing certificate. Import it into the identity provider. The key pair is generated at first use and kept in the database. URLs are built from the scheme and host of the request."},
+	"GET /auth/saml/login": {ID: "samlLogin", Summary: "Sign in with SAML", Tag: "Auth", Status: http.StatusFound,
+		RespDesc: "Redirects to the identity provider's `signOnUrl` with a signed authentication request (HTTP-Redirect binding).",
+		Headers: map[string]string{"Location": "The identity provider's sign-on URL with `SAMLRequest`, `SigAlg` and `Signature`.",
+			"Set-Cookie": "`" + samlRequestCookie + "`: the ids of this browser's pending requests, signed, for 10 minutes."},
+		Description: "Starts a SAML sign-in. 404 while SAML is not enabled.", Errors: []int{http.StatusNotFound}},
+	"POST /auth/saml/callback": {ID: "samlCallback", Summary: "SAML assertion consumer service", Tag: "Auth", Status: http.StatusFound,
+		RespDesc:    "Signed in; redirects to `/`.",
+		Headers:     map[string]string{"Location": "`/`", "Set-Cookie": "The `" + SessionCookie + "` session cookie (HttpOnly, SameSite=Lax)."},
+		Description: "The identity provider posts its answer here as a form (`SAMLResponse`, HTTP-POST binding). The answer must be signed with the configured certificate, name this server as audience, be within its validity period and answer a sign-in started in this browser. The person is found by e-mail address (NameID or an e-mail attribute); an unknown person is created with `defaultRootRole` when `autoCreate` is on and the address's domain is in `emailDomains` (event `user-created`). The person then joins the groups whose `mappingsSSO` name one of the groups in the answer (attribute `groups`, `memberOf` or similar; event `group-user-added`). 401 when the answer is not accepted or the person may not sign in; 404 while SAML is not enabled.",
+		Errors:      []int{http.StatusBadRequest, http.StatusUnauthorized, http.StatusNotFound, http.StatusUnsupportedMediaType}},
+	"GET /api/admin/auth/saml/settings": {ID: "getSamlSettings", Summary: "Get the SAML settings", Tag: "Auth", Resp: oaSAMLSettings(),
+		Description: "The stored SAML sign-on settings; before any were saved, SAML is disabled and the strings are empty."},
+	"POST /api/admin/auth/saml/settings": {ID: "setSamlSettings", Summary: "Save the SAML settings", Tag: "Auth", Body: oaSAMLSettings(), Resp: oaSAMLSettings(),
+		Description: "Replaces the SAML sign-on settings and answers them as stored. `entityId` must be a URI, `signOnUrl` an http(s) URL, `certificate` must parse as X.509 (and, when enabled, not be expired), `defaultRootRole` one of Viewer, Editor, Admin, and `autoCreate` needs `emailDomains`. Event `setting-updated`."},
 	"GET /docs/openapi.json": {ID: "getOpenApiDocument", Summary: "This OpenAPI document", Resp: oaObject(nil),
 		Description: "Generated from the routes the server registered, so it lists every endpoint."},
 	"GET /docs/openapi": {ID: "getOpenApiUiRedirect", Summary: "Redirect to the API explorer", Status: http.StatusMovedPermanently,
@@ -71,13 +92,31 @@ var oaOps = map[string]oaOp{
 	"DELETE /api/admin/projects/{projectId}": {ID: "deleteProject", Summary: "Delete a project",
 		Description: "Only a project without flags (archived ones included) and without tokens scoped to it can be deleted; the default project never.", Errors: []int{http.StatusBadRequest}},
 	"GET /api/admin/projects/{projectId}/health-report": {ID: "getProjectHealthReport", Summary: "Project health report", Resp: oaRef("HealthReport"),
-		Description: "The project's flags with counts of active, stale and potentially stale ones and an overall health rating."},
+		Description: "The project's active flags with counts of active, stale and potentially stale ones and an overall health rating.\n\n" +
+			"- A flag is **potentially stale** when it is not marked stale and is older than its flag type's lifetime (`lifetimeDays`); types without a lifetime never make flags potentially stale.\n" +
+			"- `activeCount` counts the flags not marked stale (potentially stale ones included), `staleCount` those marked stale, `potentiallyStaleCount` the potentially stale ones.\n" +
+			"- `health` is the percentage, rounded to a whole number, of the active flags that are neither stale nor potentially stale; 100 when there are none.\n" +
+			"- `stats` compare two windows: the current one is the last 30 days, the past one the 30 days before. Created and archived counts come from the flags' creation and archiving times (deleted flags are not counted); `projectActivity…` counts the project's audit events; `projectMembersAddedCurrentWindow` counts the users given access by `project-user-added` and `project-access-added` events; `avgTimeToProdCurrentWindow` is the mean time to production (see the DORA endpoint) of the flags that first reached production in the current window, 0 when none did.\n" +
+			"- `environments` show each environment's default strategy; without a project default it is the built-in gradual rollout to 100% (its empty `groupId` stands for the flag's name)."},
 	"GET /api/admin/projects/{projectId}/dora": {ID: "getProjectDora", Summary: "Time to production", Resp: oaRef("DoraMetrics"),
-		Description: "For each flag, the days from creation until it was first enabled in a production environment."},
+		Description: "For each flag of the project (archived ones included) that reached production, the days from its creation until it was first enabled (event `feature-environment-enabled`) in an environment of type `production`, rounded to one decimal. " +
+			"Flags that never reached production are not listed. `projectAverage` is the mean over the listed flags, 0 when none is listed."},
 	"GET /api/admin/projects/{projectId}/users": {ID: "getProjectUsers", Summary: "Project members and roles", Resp: oaRef("ProjectUsers"), Deprecated: true,
 		Description: "Kept for older tools; use the project's access endpoints."},
 	"POST /api/admin/projects/{projectId}/role/{roleId}/access": {ID: "addAccessToProject", Summary: "Grant a project role", Body: oaRef("RoleAccess"), Deprecated: true,
 		Description: "Gives the role in the path to the listed users and groups. Kept for older tools; use the project's access endpoints."},
+	"GET /api/admin/projects/{projectId}/access": {ID: "getProjectAccess", Summary: "Who holds which role in the project", Resp: oaProjectAccess(),
+		Description: "The users and groups that hold project roles here, each with its roles, and the project roles there are. A group's roles apply to each of its members."},
+	"POST /api/admin/projects/{projectId}/access": {ID: "addProjectAccess", Summary: "Grant project roles", Body: oaAddProjectAccess(),
+		Description: "Grants each listed role to each listed user and group. Roles already held stay as they are. Granting to groups also needs `PROJECT_GROUP_ACCESS_WRITE`. The project's Owners hold both permissions in it."},
+	"PUT /api/admin/projects/{projectId}/users/{userId}/roles": {ID: "setUserRoles", Summary: "Set a user's project roles", Body: oaRoleIDs(),
+		Description: "The user holds exactly the listed project roles afterwards; an empty list removes them all. The project's Owners may do this."},
+	"DELETE /api/admin/projects/{projectId}/users/{userId}/roles": {ID: "removeUserAccess", Summary: "Remove a user from the project",
+		Description: "The user loses every role held in the project themselves (roles through groups stay). 404 when they hold none. The project's Owners may do this."},
+	"PUT /api/admin/projects/{projectId}/groups/{groupId}/roles": {ID: "setGroupRoles", Summary: "Set a group's project roles", Body: oaRoleIDs(),
+		Description: "The group holds exactly the listed project roles afterwards; an empty list removes them all. The project's Owners may do this."},
+	"DELETE /api/admin/projects/{projectId}/groups/{groupId}/roles": {ID: "removeGroupAccess", Summary: "Remove a group from the project",
+		Description: "The group loses every role it holds in the project. 404 when it holds none. The project's Owners may do this."},
 	"POST /api/admin/projects/{projectId}/environments": {ID: "addEnvironmentToProject", Summary: "Enable an environment in the project", Body: oaRef("ProjectEnvironment"), Errors: []int{http.StatusConflict}},
 	"POST /api/admin/projects/{projectId}/environments/{environment}/default-strategy": {ID: "addDefaultStrategyToProjectEnvironment", Summary: "Set the project's default strategy for an environment",
 		Body: oaRef("CreateFeatureStrategy"), Resp: oaRef("CreateFeatureStrategy"),
@@ -159,7 +198,9 @@ var oaOps = map[string]oaOp{
 	"GET /api/admin/features/{featureName}/tags":                                    {ID: "listTags", Summary: "List a flag's tags", Resp: oaRef("Tags")},
 	"POST /api/admin/features/{featureName}/tags": {ID: "addTag", Summary: "Tag a flag", Body: oaRef("Tag"), Status: http.StatusCreated, Resp: oaRef("Tag"),
 		Description: "Idempotent: adding a tag the flag has succeeds again. The tag type must exist.", Headers: map[string]string{"Location": "The tag's URL."}},
-	"PUT /api/admin/features/{featureName}/tags":                   {ID: "updateTags", Summary: "Add and remove tags", Body: oaRef("UpdateTags"), Resp: oaRef("Tags")},
+	"PUT /api/admin/features/{featureName}/tags": {ID: "updateTags", Summary: "Add and remove tags", Body: oaRef("UpdateTags"), Resp: oaRef("Tags"),
+		Description: "Adds `addedTags` first, then removes `removedTags` (removing a tag the flag lacks is no error), and answers the flag's tags. Events `feature-tagged` for each new tag, `feature-untagged` for each tag removed.",
+		Headers:     map[string]string{"Location": "The flag's tags."}},
 	"DELETE /api/admin/features/{featureName}/tags/{type}/{value}": {ID: "removeTag", Summary: "Remove a tag from a flag"},
 	"GET /api/admin/archive/features":                              {ID: "getArchivedFeatures", Summary: "List archived flags", Resp: oaRef("ProjectFeatures")},
 	"GET /api/admin/archive/features/{projectId}":                  {ID: "getArchivedFeaturesByProjectId", Summary: "List a project's archived flags", Resp: oaRef("ProjectFeatures")},
@@ -248,6 +289,17 @@ var oaOps = map[string]oaOp{
 	"DELETE /api/admin/user-admin/{id}":               {ID: "deleteUser", Params: oaNumericID, Summary: "Delete a user"},
 	"POST /api/admin/user-admin/{id}/change-password": {ID: "changeUserPassword", Params: oaNumericID, Summary: "Set a user's password", Body: oaRef("Password")},
 
+	// Groups.
+	"GET /api/admin/groups": {ID: "getGroups", Summary: "List groups", Resp: oaObject(oaProps{"groups": oaArray(oaGroup())}).req("groups")},
+	"POST /api/admin/groups": {ID: "createGroup", Summary: "Create a group", Body: oaGroupBody(), Status: http.StatusCreated, Resp: oaGroup(),
+		Description: "The group's root role, if any, applies to each member on top of their own; the most powerful of them counts.",
+		Headers:     map[string]string{"Location": "The new group's URL."}, Errors: []int{http.StatusConflict}},
+	"GET /api/admin/groups/{groupId}": {ID: "getGroup", Summary: "Get a group", Resp: oaGroup()},
+	"PUT /api/admin/groups/{groupId}": {ID: "updateGroup", Summary: "Replace a group's details and members", Body: oaGroupBody(), Resp: oaGroup(),
+		Description: "Overrides every detail: a property left out is cleared, and the members become exactly the listed users.", Errors: []int{http.StatusConflict}},
+	"DELETE /api/admin/groups/{groupId}": {ID: "deleteGroup", Summary: "Delete a group",
+		Description: "Its members lose the group's root role and the project roles it held."},
+
 	// API tokens.
 	"GET /api/admin/api-tokens": {ID: "getAllApiTokens", Summary: "List API tokens", Resp: oaRef("ApiTokens"), Description: "Secrets are never listed."},
 	"POST /api/admin/api-tokens": {ID: "createApiToken", Summary: "Create an API token", Body: oaRef("CreateApiToken"), Status: http.StatusCreated, Resp: oaRef("ApiToken"),
@@ -258,6 +310,71 @@ var oaOps = map[string]oaOp{
 		Description: "The path names the token by its id or its full secret. A time in the past ends the token at once."},
 	"DELETE /api/admin/api-tokens/{token}": {ID: "deleteApiToken", Summary: "Delete an API token",
 		Description: "The path names the token by its id or its full secret. The token stops working at once."},
+
+	// Import and export.
+	"POST /api/admin/features-batch/export": {ID: "exportFeatures", Summary: "Export flags", Body: oaExportQuery(), Resp: oaExportResult(),
+		Description: "The selected active flags with their configuration in one environment, and what it refers to (context fields, segments by name, tags and tag types, dependencies). Event `features-exported`.",
+		Headers:     map[string]string{"Content-Disposition": "With `downloadFile`: `attachment; filename=export-<YYYY-MM-DD>.json`."},
+		Errors:      []int{http.StatusNotFound}},
+	"POST /api/admin/features-batch/validate": {ID: "validateImport", Summary: "Check an import", Body: oaImportBody(), Resp: oaImportValidation(),
+		Description: "Runs the import without keeping anything and answers what stops it (`errors`: flags in another project or archived, unknown flag or strategy types, missing segments, legal values the target lacks, invalid data), what it overwrites (`warnings`, also custom strategy types) and the permissions it needs that the caller lacks. 404 for an unknown project or environment.",
+		Errors:      []int{http.StatusNotFound}},
+	"POST /api/admin/features-batch/import": {ID: "importToggles", Summary: "Import flags", Body: oaImportBody(),
+		Description: "Imports an export into a project and environment in one transaction: creates or updates each flag, replaces its strategies and variants in the environment, its tags and its dependencies, sets its state there, and creates missing context fields and tag types. 400 when validation finds errors, 403 when a needed permission is missing or change requests are enabled in the environment. " +
+			"Events `feature-import` per flag, `features-imported` once, and `context-field-created`, `tag-type-created`, `feature-environment-enabled`/`-disabled` where they apply.",
+		Errors: []int{http.StatusNotFound}},
+
+	// Change requests (Unleash Enterprise's paths).
+	"GET /api/admin/projects/{projectId}/change-requests/config": {ID: "getChangeRequestConfig", Tag: oaCRTag, Summary: "Change request settings per environment",
+		Resp: oaArray(oaCRConfig()), Description: "One entry per environment of the project. `changeRequestEnabled` and `changeRequestsEnabled` say the same (Unleash's UI reads the first)."},
+	"PUT /api/admin/projects/{projectId}/environments/{environment}/change-requests/config": {ID: "updateProjectChangeRequestConfig", Tag: oaCRTag,
+		Summary: "Turn change requests on or off in an environment", Status: http.StatusNoContent, Body: oaObject(oaProps{
+			"changeRequestsEnabled": oaBool(),
+			"requiredApprovals":     oaNumber().d("Approvals a request needs; clamped to 1–10. Unchanged when absent."),
+		}).req("changeRequestsEnabled"),
+		Description: "While change requests are on, direct edits of the project's flags in the environment answer 403 (archiving flags and changing dependencies: in any environment with change requests). Records `change-request-configuration-updated`."},
+	"POST /api/admin/projects/{projectId}/environments/{environment}/change-requests": {ID: "changeRequestAddChanges", Tag: oaCRTag,
+		Summary: "Propose changes", Body: &oaSchema{OneOf: []*oaSchema{oaCRChangeBody(), oaArray(oaCRChangeBody())}}, Resp: oaChangeRequest(),
+		Description: "Adds one change, or a list of changes, to the caller's draft for the environment, creating the draft (`change-request-created`) if there is none; one `change-added` per change. Each change is checked as if it were applied now, after the draft's other changes, so an invalid one is refused (400, 404, 409) here rather than at apply time. Needs the permission of the direct endpoint of each action as well. 400 when change requests are not enabled in the environment. Users are told apart by user id (session or personal access token), API tokens by token id: that is whose draft it is, and who may not approve it.",
+		Errors:      []int{http.StatusConflict}},
+	"GET /api/admin/projects/{projectId}/change-requests": {ID: "getChangeRequests", Tag: oaCRTag, Summary: "List change requests",
+		Resp: oaArray(oaChangeRequest()), Description: "Every state, newest first, at most 300."},
+	"GET /api/admin/projects/{projectId}/change-requests/pending": {ID: "getPendingChangeRequests", Tag: oaCRTag, Summary: "Pending change requests",
+		Resp: oaArray(oaChangeRequest()), Description: "Those in Draft, In review or Approved, newest first."},
+	"GET /api/admin/projects/{projectId}/change-requests/pending/{featureName}": {ID: "getPendingChangeRequestsForFeature", Tag: oaCRTag,
+		Summary: "Pending change requests of a flag", Resp: oaArray(oaChangeRequest()), Description: "Pending requests with at least one change to the flag."},
+	"GET /api/admin/projects/{projectId}/change-requests/count": {ID: "getChangeRequestCount", Tag: oaCRTag, Summary: "Change requests by state",
+		Resp: oaCRCount(), Description: "`reviewRequired` counts those In review."},
+	"GET /api/admin/projects/{projectId}/change-requests/scheduled": {ID: "getScheduledChangeRequests", Tag: oaCRTag, Summary: "Scheduled change requests",
+		Resp: oaArray(oaChangeRequest()), Query: []*oaParameter{
+			oaQuery("feature", "Only those changing this flag.", oaString()),
+			oaQuery("strategyId", "Only those changing this strategy.", oaString()),
+		}},
+	"GET /api/admin/projects/{projectId}/change-requests/{changeRequestId}": {ID: "getChangeRequest", Tag: oaCRTag, Params: oaCRParams,
+		Summary: "Get a change request", Resp: oaChangeRequest(),
+		Description: "While the request can still be applied, changes whose target moved since they were proposed carry `conflict`."},
+	"DELETE /api/admin/projects/{projectId}/change-requests/{changeRequestId}": {ID: "deleteChangeRequest", Tag: oaCRTag, Params: oaCRParams,
+		Summary: "Discard a change request", Description: "The author (or an Admin) discards a request that was not applied. Records `change-request-discarded`.",
+		Errors: []int{http.StatusBadRequest}},
+	"PUT /api/admin/projects/{projectId}/change-requests/{changeRequestId}/state": {ID: "updateChangeRequestState", Tag: oaCRTag, Params: oaCRParams,
+		Summary: "Review, apply, schedule, reject or cancel", Resp: oaChangeRequest(), Body: oaObject(oaProps{
+			"state":       oaEnum(store.ChangeRequestDraft, store.ChangeRequestInReview, store.ChangeRequestApproved, store.ChangeRequestCancelled, store.ChangeRequestApplied, store.ChangeRequestRejected, store.ChangeRequestScheduled),
+			"scheduledAt": oaDateTime().d("Required with `Scheduled`; in the future."),
+			"comment":     oaString().d("Added as a comment with the transition."),
+		}).req("state"),
+		Description: "Draft → In review (author; `change-request-sent-to-review`). In review → Approved by someone other than the author with APPROVE_CHANGE_REQUEST (`change-request-approval-added` until `minApprovals` is reached, then `change-request-approved`; the author gets 403, a second approval by the same person 409). Approved or Scheduled → Applied with APPLY_CHANGE_REQUEST: every change in one transaction with its own events, then `change-request-applied`; 409 while a change conflicts. Approved or Scheduled → Scheduled with `scheduledAt` (`change-request-scheduled`); the server applies it when due. In review, Approved or Scheduled → Rejected by a reviewer other than the author (`change-request-rejected`). Any open state → Cancelled by the author (`change-request-cancelled`). Applied, Cancelled and Rejected are final.",
+		Errors:      []int{http.StatusConflict}},
+	"POST /api/admin/projects/{projectId}/change-requests/{changeRequestId}/comments": {ID: "addChangeRequestComment", Tag: oaCRTag, Params: oaCRParams,
+		Summary: "Comment on a change request", Body: oaObject(oaProps{"text": oaString()}).req("text"), Status: http.StatusCreated, Resp: oaCRComment(),
+		Description: "Comments are not audit events: the event list has no type for them."},
+	"PUT /api/admin/projects/{projectId}/change-requests/{changeRequestId}/changes/{changeId}": {ID: "editChange", Tag: oaCRTag, Params: oaCRParams,
+		Summary: "Edit a change", Body: oaCRChangeBody(), Resp: oaChangeRequest(),
+		Description: "The author replaces a change: the old one is removed and the new one gets a new id, so later edits must use the latest id. `feature` defaults to the old change's. An Approved or Scheduled request returns to In review without approvals or schedule. Records `change-edited`.",
+		Errors:      []int{http.StatusConflict}},
+	"DELETE /api/admin/projects/{projectId}/change-requests/{changeRequestId}/changes/{changeId}": {ID: "discardChange", Tag: oaCRTag, Params: oaCRParams,
+		Summary: "Discard a change", Resp: oaChangeRequest(),
+		Description: "The author removes a change; an Approved or Scheduled request returns to In review. Records `change-discarded`.",
+		Errors:      []int{http.StatusBadRequest}},
 
 	// Events and metrics.
 	"POST /api/admin/events/search": {ID: "searchEventsPost", Summary: "Search the audit log", Body: oaRef("EventSearch"), BodyOpt: true, Resp: oaRef("Events"),
@@ -314,4 +431,99 @@ func oaContextQuery() []*oaParameter {
 		{Name: "properties", In: "query", Style: "deepObject", Explode: &explode, Schema: oaMap(oaString()),
 			Description: "Custom context fields as `properties[name]=value`. Any other unknown parameter becomes a property too."},
 	}
+}
+
+// Change request schemas.
+
+const oaCRTag = "Change requests"
+
+var oaCRParams = map[string]oaSchema{
+	"changeRequestId": {Type: "integer", Description: "Numeric id of the change request."},
+	"changeId":        {Type: "integer", Description: "Numeric id of the change; it changes with every edit."},
+}
+
+func oaCRConfig() *oaSchema {
+	return oaObject(oaProps{
+		"environment":           oaString(),
+		"type":                  oaString(),
+		"changeRequestEnabled":  oaBool(),
+		"changeRequestsEnabled": oaBool(),
+		"requiredApprovals":     oaInteger().between(1, 10),
+	}).req("environment", "type", "changeRequestEnabled", "changeRequestsEnabled", "requiredApprovals")
+}
+
+func oaCRActions() *oaSchema {
+	return oaEnum("updateSegment", "deleteSegment", "updateEnabled", "addStrategy", "updateStrategy", "deleteStrategy",
+		"archiveFeature", "patchVariant", "reorderStrategy", "addDependency", "deleteDependency")
+}
+
+func oaCRChangeBody() *oaSchema {
+	return oaObject(oaProps{
+		"feature": oaString().d("The flag; required except for segment actions."),
+		"action":  oaCRActions(),
+		"payload": oaAny().d("Depends on the action: updateEnabled `{enabled, shouldActivateDisabledStrategies}`; addStrategy and updateStrategy a strategy (updateStrategy with `id`, changing only what is sent); deleteStrategy `{id}`; patchVariant `{variants}`; reorderStrategy `[{id, sortOrder}]`; addDependency `{feature, enabled, variants}`; deleteDependency nothing (all parents) or `{feature}`; updateSegment a segment with `id`; deleteSegment `{id}`; archiveFeature nothing."),
+	}).req("action")
+}
+
+func oaCRUser() *oaSchema {
+	return oaObject(oaProps{
+		"id":       oaInteger().d("The user's id; absent for API tokens."),
+		"username": oaString().d("Username, e-mail or token name."),
+		"imageUrl": oaString().null(),
+	}).req("username")
+}
+
+func oaCRChange() *oaSchema {
+	return oaObject(oaProps{
+		"id":        oaInteger(),
+		"action":    oaCRActions(),
+		"conflict":  oaString().d("Why the change can no longer be applied as proposed: its flag, strategy or segment is gone, or changed since. Absent when there is no conflict."),
+		"payload":   oaAny(),
+		"createdBy": oaCRUser(),
+		"createdAt": oaDateTime(),
+	}).req("id", "action", "payload", "createdBy", "createdAt")
+}
+
+func oaCRComment() *oaSchema {
+	return oaObject(oaProps{"id": oaInteger(), "text": oaString(), "createdBy": oaCRUser(), "createdAt": oaDateTime()}).
+		req("id", "text", "createdBy", "createdAt")
+}
+
+func oaChangeRequest() *oaSchema {
+	review := oaObject(oaProps{"createdBy": oaCRUser(), "createdAt": oaDateTime()}).req("createdBy", "createdAt")
+	return oaObject(oaProps{
+		"id":           oaInteger(),
+		"title":        oaString().d("`Change request #<id>` unless set."),
+		"environment":  oaString(),
+		"minApprovals": oaInteger().d("Approvals needed, from the environment's setting when the request was created."),
+		"project":      oaString(),
+		"features": oaArray(oaObject(oaProps{
+			"name":     oaString(),
+			"conflict": oaString().d("Set when the flag is gone, archived or out of the environment."),
+			"changes":  oaArray(oaCRChange()),
+			"defaultChange": oaObject(oaProps{"action": oaString(), "payload": oaAny()}).req("action", "payload").
+				d("The default strategy that switching the flag on will add, when no enabled strategy is there."),
+		}).req("name", "changes")),
+		"segments":   oaArray(oaWith(oaCRChange(), oaProps{"name": oaString()}).req("id", "action", "payload", "createdBy", "createdAt", "name")),
+		"approvals":  oaArray(review),
+		"rejections": oaArray(review),
+		"comments":   oaArray(oaCRComment()),
+		"createdBy":  oaCRUser(),
+		"createdAt":  oaDateTime(),
+		"state":      oaEnum(store.ChangeRequestDraft, store.ChangeRequestInReview, store.ChangeRequestApproved, store.ChangeRequestApplied, store.ChangeRequestCancelled, store.ChangeRequestRejected, store.ChangeRequestScheduled),
+		"schedule": oaObject(oaProps{
+			"scheduledAt":   oaDateTime(),
+			"status":        oaEnum(store.SchedulePending, store.ScheduleFailed),
+			"failureReason": oaString().null(),
+		}).req("scheduledAt", "status").d("Only while the state is Scheduled."),
+	}).req("id", "environment", "minApprovals", "project", "features", "segments", "createdBy", "createdAt", "state")
+}
+
+func oaCRCount() *oaSchema {
+	props := oaProps{}
+	names := []string{"total", "draft", "reviewRequired", "approved", "applied", "rejected", "cancelled", "scheduled"}
+	for _, n := range names {
+		props[n] = oaInteger()
+	}
+	return oaObject(props).req(names...)
 }

@@ -50,6 +50,10 @@ const (
 	PermReadAPIToken   Permission = "READ_API_TOKEN"
 	PermUpdateAPIToken Permission = "UPDATE_API_TOKEN"
 	PermDeleteAPIToken Permission = "DELETE_API_TOKEN"
+
+	// Managing who holds which role in a project.
+	PermProjectUserAccessWrite  Permission = "PROJECT_USER_ACCESS_WRITE"
+	PermProjectGroupAccessWrite Permission = "PROJECT_GROUP_ACCESS_WRITE"
 )
 
 // editorDenied are the permissions an Editor lacks: administering users,
@@ -69,6 +73,74 @@ func rootRoleAllows(role int, perm Permission) bool {
 		return !editorDenied[perm]
 	case store.RoleViewer:
 		return perm == PermRead
+	}
+	return false
+}
+
+// rootRoleRank orders the root roles by power: Admin > Editor > Viewer.
+// Other roles, such as project roles given as a root role, rank below them.
+func rootRoleRank(role int) int {
+	switch role {
+	case store.RoleAdmin:
+		return 3
+	case store.RoleEditor:
+		return 2
+	case store.RoleViewer:
+		return 1
+	}
+	return 0
+}
+
+// strongestRootRole returns the most powerful of roles, the first one on a
+// tie; 0 when there are none.
+func strongestRootRole(roles ...int) int {
+	best := 0
+	for i, r := range roles {
+		if i == 0 || rootRoleRank(r) > rootRoleRank(best) {
+			best = r
+		}
+	}
+	return best
+}
+
+// projectMemberPerms are what the Member project role grants in its
+// project: reading it and working on its flags (creating, changing and
+// archiving them, their strategies, variants, dependencies, and switching
+// them on and off).
+var projectMemberPerms = map[Permission]bool{
+	PermRead:                     true,
+	PermCreateFeature:            true,
+	PermUpdateFeature:            true,
+	PermDeleteFeature:            true,
+	PermUpdateFeatureEnvironment: true,
+	PermCreateFeatureStrategy:    true,
+	PermUpdateFeatureStrategy:    true,
+	PermDeleteFeatureStrategy:    true,
+	PermUpdateFeatureVariants:    true,
+	PermUpdateFeatureDependency:  true,
+}
+
+// projectOwnerPerms are what the Owner project role grants on top of
+// Member's: changing and deleting the project itself (its settings and
+// environments), managing who has access to it, and reviewing and
+// applying its change requests.
+var projectOwnerPerms = map[Permission]bool{
+	PermApproveChangeRequest:    true,
+	PermApplyChangeRequest:      true,
+	PermUpdateProject:           true,
+	PermDeleteProject:           true,
+	PermProjectUserAccessWrite:  true,
+	PermProjectGroupAccessWrite: true,
+}
+
+// projectRoleAllows reports whether a project role grants perm in its
+// project. Root roles grant nothing here: rootRoleAllows covers them.
+func projectRoleAllows(role int, perm Permission) bool {
+	switch role {
+	case store.RoleOwner:
+		return projectMemberPerms[perm] || projectOwnerPerms[perm]
+	case store.RoleMember:
+		return projectMemberPerms[perm]
 	}
 	return false
 }

@@ -43,8 +43,8 @@ type projectJSON struct {
 	Environments []projectEnvironmentJSON `json:"environments,omitempty"`
 }
 
-// projectListItem adds the counts the project list shows. Members are not
-// modelled (root roles apply to every project), hence always 0.
+// projectListItem adds the counts the project list shows. Members are the
+// users who hold a project role there, themselves or through a group.
 type projectListItem struct {
 	projectJSON
 	FeatureCount int  `json:"featureCount"`
@@ -76,9 +76,13 @@ func (s *Server) handleListProjects(w http.ResponseWriter, r *http.Request) erro
 		for _, f := range features {
 			counts[f.Project]++
 		}
+		members, err := projectMemberCounts(ctx, rd)
+		if err != nil {
+			return err
+		}
 		items = make([]projectListItem, 0, len(projects))
 		for _, p := range projects {
-			items = append(items, projectListItem{projectJSON: projectResponse(p), FeatureCount: counts[p.ID]})
+			items = append(items, projectListItem{projectJSON: projectResponse(p), FeatureCount: counts[p.ID], MemberCount: members[p.ID]})
 		}
 		return nil
 	})
@@ -103,7 +107,12 @@ func (s *Server) handleGetProject(w http.ResponseWriter, r *http.Request) error 
 		}
 		active := false
 		features, err := rd.ListFeatures(ctx, store.FeatureFilter{Project: id, Archived: &active})
+		if err != nil {
+			return err
+		}
 		item.FeatureCount = len(features)
+		members, err := projectMemberCounts(ctx, rd)
+		item.MemberCount = members[id]
 		return err
 	})
 	if err != nil {
@@ -215,7 +224,11 @@ func (s *Server) handleCreateProject(w http.ResponseWriter, r *http.Request) err
 		if out.Environments, err = projectEnvironmentsOf(ctx, tx, created.ID); err != nil {
 			return nil, err
 		}
-		return []store.Event{{Type: "project-created", Project: created.ID, Data: eventData(out)}}, nil
+		owner, err := ownerOfNewProject(ctx, tx, created.ID)
+		if err != nil {
+			return nil, err
+		}
+		return append([]store.Event{{Type: "project-created", Project: created.ID, Data: eventData(out)}}, owner...), nil
 	})
 	if err != nil {
 		return err

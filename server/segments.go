@@ -2,18 +2,13 @@ package server
 
 import (
 	"context"
-	"fmt"
 	"net/http"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/Masterminds/semver/v3"
-
 	"github.com/signalbox/signalbox/clientapi"
-	"github.com/signalbox/signalbox/engine"
 	"github.com/signalbox/signalbox/internal/apierr"
 	"github.com/signalbox/signalbox/store"
 )
@@ -234,41 +229,45 @@ func (s *Server) handleUpdateSegment(w http.ResponseWriter, r *http.Request) err
 		return err
 	}
 	ctx := r.Context()
-	err = s.change(ctx, func(tx store.Tx) ([]store.Event, error) {
-		before, err := tx.GetSegment(ctx, id)
-		if err != nil {
-			return nil, err
-		}
-		sg, err := body.segment(ctx, tx)
-		if err != nil {
-			return nil, err
-		}
-		sg.ID = id
-		if sg.Project != "" {
-			usages, _, err := segmentUsages(ctx, tx)
-			if err != nil {
-				return nil, err
-			}
-			if u := usages[id]; u != nil {
-				for p := range u.projects {
-					if p != sg.Project {
-						return nil, apierr.Invalid("project", "segment %d is used by flags of project %q, so it cannot be limited to project %q", id, p, sg.Project)
-					}
-				}
-			}
-		}
-		updated, err := tx.UpdateSegment(ctx, sg)
-		if err != nil {
-			return nil, err
-		}
-		return []store.Event{{Type: "segment-updated", Project: updated.Project,
-			Data: eventData(segmentResponse(updated)), PreData: eventData(segmentResponse(before))}}, nil
-	})
+	err = s.change(ctx, func(tx store.Tx) ([]store.Event, error) { return updateSegment(ctx, tx, id, body) })
 	if err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
 	return nil
+}
+
+// updateSegment replaces segment id with body. It is the write of
+// handleUpdateSegment, shared with change requests.
+func updateSegment(ctx context.Context, tx store.Tx, id int, body segmentBody) ([]store.Event, error) {
+	before, err := tx.GetSegment(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	sg, err := body.segment(ctx, tx)
+	if err != nil {
+		return nil, err
+	}
+	sg.ID = id
+	if sg.Project != "" {
+		usages, _, err := segmentUsages(ctx, tx)
+		if err != nil {
+			return nil, err
+		}
+		if u := usages[id]; u != nil {
+			for p := range u.projects {
+				if p != sg.Project {
+					return nil, apierr.Invalid("project", "segment %d is used by flags of project %q, so it cannot be limited to project %q", id, p, sg.Project)
+				}
+			}
+		}
+	}
+	updated, err := tx.UpdateSegment(ctx, sg)
+	if err != nil {
+		return nil, err
+	}
+	return []store.Event{{Type: "segment-updated", Project: updated.Project,
+		Data: eventData(segmentResponse(updated)), PreData: eventData(segmentResponse(before))}}, nil
 }
 
 // handleDeleteSegment deletes a segment no strategy uses; while strategies
@@ -279,29 +278,33 @@ func (s *Server) handleDeleteSegment(w http.ResponseWriter, r *http.Request) err
 		return err
 	}
 	ctx := r.Context()
-	err = s.change(ctx, func(tx store.Tx) ([]store.Event, error) {
-		sg, err := tx.GetSegment(ctx, id)
-		if err != nil {
-			return nil, err
-		}
-		used, err := tx.ListStrategies(ctx, store.StrategyFilter{SegmentID: id})
-		if err != nil {
-			return nil, err
-		}
-		if len(used) > 0 {
-			return nil, apierr.New(apierr.Conflict, "segment %d is used by %d strateg(ies) of flag(s) %s; remove it from them first",
-				id, len(used), strings.Join(strategyFeatures(used), ", "))
-		}
-		if err := tx.DeleteSegment(ctx, id); err != nil {
-			return nil, err
-		}
-		return []store.Event{{Type: "segment-deleted", Project: sg.Project, PreData: eventData(segmentResponse(sg))}}, nil
-	})
+	err = s.change(ctx, func(tx store.Tx) ([]store.Event, error) { return deleteSegment(ctx, tx, id) })
 	if err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
 	return nil
+}
+
+// deleteSegment deletes segment id unless strategies use it. It is the
+// write of handleDeleteSegment, shared with change requests.
+func deleteSegment(ctx context.Context, tx store.Tx, id int) ([]store.Event, error) {
+	sg, err := tx.GetSegment(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	used, err := tx.ListStrategies(ctx, store.StrategyFilter{SegmentID: id})
+	if err != nil {
+		return nil, err
+	}
+	if len(used) > 0 {
+		return nil, apierr.New(apierr.Conflict, "segment %d is used by %d strateg(ies) of flag(s) %s; remove it from them first",
+			id, len(used), strings.Join(strategyFeatures(used), ", "))
+	}
+	if err := tx.DeleteSegment(ctx, id); err != nil {
+		return nil, err
+	}
+	return []store.Event{{Type: "segment-deleted", Project: sg.Project, PreData: eventData(segmentResponse(sg))}}, nil
 }
 
 // strategyFeatures lists the distinct flags of strategies, sorted.
@@ -381,71 +384,4 @@ func (s *Server) handleSegmentStrategies(w http.ResponseWriter, r *http.Request)
 		return err
 	}
 	return writeJSON(w, http.StatusOK, map[string]any{"strategies": out, "changeRequestStrategies": []item{}})
-}
-
-// checkConstraintsAt checks constraints as segments and default strategies
-// store them: a context field, an operator the engine knows and, for the
-// single-value operators, a value SDKs can parse. path names the list in
-// errors ("constraints").
-func checkConstraintsAt(path string, cs []clientapi.Constraint) error {
-	for i, c := range cs {
-		p := fmt.Sprintf("%s[%d]", path, i)
-		if strings.TrimSpace(c.ContextName) == "" {
-			return apierr.Invalid(p+".contextName", "every constraint needs a contextName")
-		}
-		if err := checkText(p+".contextName", c.ContextName, 100); err != nil {
-			return err
-		}
-		if !engine.IsOperator(c.Operator) {
-			ops := engine.Operators()
-			sort.Strings(ops)
-			return apierr.Invalid(p+".operator", "%q is not a constraint operator; use one of %s", c.Operator, strings.Join(ops, ", "))
-		}
-		for _, v := range append([]string{c.Value}, c.Values...) {
-			if strings.ContainsRune(v, 0) {
-				return apierr.Invalid(p+".values", "constraint values must not contain NUL characters")
-			}
-		}
-		if err := checkConstraintValue(p, c); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// checkConstraintValue checks the value of the operators that compare one
-// number, date or version.
-func checkConstraintValue(p string, c clientapi.Constraint) error {
-	v := strings.TrimSpace(c.Value)
-	kind := ""
-	var bad bool
-	switch {
-	case strings.HasPrefix(c.Operator, "NUM_"):
-		kind = "a number"
-		_, err := strconv.ParseFloat(v, 64)
-		bad = err != nil
-	case strings.HasPrefix(c.Operator, "DATE_"):
-		kind = "a date-time such as 2030-01-31T12:00:00Z"
-		bad = true
-		for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "2006-01-02T15:04", "2006-01-02"} {
-			if _, err := time.Parse(layout, v); err == nil {
-				bad = false
-			}
-		}
-	case strings.HasPrefix(c.Operator, "SEMVER_"):
-		// Strict, as the engine and the client specification are: no "v".
-		kind = "a semantic version such as 1.2.3"
-		_, err := semver.StrictNewVersion(v)
-		bad = err != nil
-	case c.Operator == "REGEX":
-		kind = "a regular expression"
-		_, err := regexp.Compile(v)
-		bad = err != nil
-	default:
-		return nil
-	}
-	if bad {
-		return apierr.Invalid(p+".value", "operator %s needs value to be %s, not %q", c.Operator, kind, c.Value)
-	}
-	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/signalbox/signalbox/internal/apierr"
 	"github.com/signalbox/signalbox/internal/httpx"
 	"github.com/signalbox/signalbox/store"
 )
@@ -31,6 +33,10 @@ type Config struct {
 	SessionTTL time.Duration
 	// SecureCookies marks session cookies Secure (behind HTTPS).
 	SecureCookies bool
+	// PublicURL is the address users reach the server at, such as
+	// https://flags.example.com; SAML sign-in derives its identifiers from
+	// it. Empty: taken from each request's Host header.
+	PublicURL string
 	// Now is the clock; default time.Now.
 	Now func() time.Time
 }
@@ -105,9 +111,11 @@ func (s *Server) Handler() http.Handler { return s.handler }
 // Registry is the Prometheus registry the server reports to.
 func (s *Server) Registry() *prometheus.Registry { return s.registry }
 
-// Run polls the store revision and flushes client metrics until ctx ends,
-// then writes the metrics still buffered.
+// Run polls the store revision, flushes client metrics and applies due
+// scheduled change requests until ctx ends, then writes the metrics still
+// buffered.
 func (s *Server) Run(ctx context.Context) error {
+	defer s.startChangeRequestScheduler(ctx)()
 	poll := time.NewTicker(s.cfg.RevisionPoll)
 	flush := time.NewTicker(s.cfg.MetricsFlush)
 	defer poll.Stop()
@@ -164,5 +172,17 @@ func (s *Server) middleware(mux *http.ServeMux) (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	return httpx.Chain(mux, httpx.Recover(s.log), httpx.AccessLog(s.log), metrics, httpx.JSONMisses()), nil
+	return httpx.Chain(mux, httpx.Recover(s.log), httpx.AccessLog(s.log), metrics, s.rejectNUL, httpx.JSONMisses()), nil
+}
+
+// rejectNUL refuses paths with a NUL character (%00) before any handler
+// sees them: no name may contain one, and PostgreSQL refuses them in text.
+func (s *Server) rejectNUL(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.ContainsRune(r.URL.Path, 0) {
+			s.writeError(w, r, apierr.New(apierr.BadRequest, "the path must not contain NUL characters"))
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
 }

@@ -106,3 +106,13 @@ func TestLoginRateLimit(t *testing.T) {
 	}
 	ts.request("POST", "/auth/simple/login", "", map[string]string{"username": "admin", "password": testAdminPassword}).must(t, http.StatusTooManyRequests)
 }
+
+func TestNULInPathIsRefused(t *testing.T) {
+	ts := newTestServer(t)
+	for _, path := range []string{"/api/admin/projects/a%00b", "/api/client/features/x%00", "/api/admin/features/f%00/tags"} {
+		res := ts.request("GET", path, testAdminToken, nil).must(t, http.StatusBadRequest)
+		if res.Object()["name"] != "BadRequestError" {
+			t.Errorf("%s: %s", path, res.Body)
+		}
+	}
+}

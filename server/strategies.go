@@ -10,17 +10,13 @@ import (
 	"encoding/json"
 	"math"
 	"net/http"
-	"net/netip"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	jsonpatch "github.com/evanphx/json-patch/v5"
 
 	"github.com/signalbox/signalbox/clientapi"
-	"github.com/signalbox/signalbox/engine"
 	"github.com/signalbox/signalbox/internal/apierr"
 	"github.com/signalbox/signalbox/store"
 )
@@ -281,34 +277,42 @@ func (s *Server) handleCreateStrategy(w http.ResponseWriter, r *http.Request) er
 	}
 	ctx := r.Context()
 	var saved store.Strategy
-	err := s.change(ctx, func(tx store.Tx) ([]store.Event, error) {
-		t, err := pathFeatureEnv(r, tx)
+	err := s.change(ctx, func(tx store.Tx) (events []store.Event, err error) {
+		t, err := editableFeatureEnv(r, tx)
 		if err != nil {
 			return nil, err
 		}
-		st, err := in.applyTo(store.Strategy{Feature: t.feature.Name, Environment: t.env.Name}, true)
-		if err != nil {
-			return nil, err
-		}
-		if in.SortOrder == nil {
-			existing, err := tx.ListStrategies(ctx, store.StrategyFilter{Feature: t.feature.Name, Environment: t.env.Name})
-			if err != nil {
-				return nil, err
-			}
-			st.SortOrder = nextSortOrder(existing)
-		}
-		if err := checkStrategy(ctx, tx, t.feature, &st); err != nil {
-			return nil, err
-		}
-		if saved, err = tx.CreateStrategy(ctx, st); err != nil {
-			return nil, err
-		}
-		return []store.Event{strategyEvent("feature-strategy-add", t.feature, t.env.Name, strategyView(saved), nil)}, nil
+		saved, events, err = createStrategy(ctx, tx, t, in)
+		return events, err
 	})
 	if err != nil {
 		return err
 	}
 	return writeJSON(w, http.StatusOK, strategyView(saved))
+}
+
+// createStrategy adds the strategy in to a flag environment, after the
+// existing ones unless in has a sortOrder.
+func createStrategy(ctx context.Context, tx store.Tx, t featureEnvTarget, in strategyInput) (store.Strategy, []store.Event, error) {
+	st, err := in.applyTo(store.Strategy{Feature: t.feature.Name, Environment: t.env.Name}, true)
+	if err != nil {
+		return st, nil, err
+	}
+	if in.SortOrder == nil {
+		existing, err := tx.ListStrategies(ctx, store.StrategyFilter{Feature: t.feature.Name, Environment: t.env.Name})
+		if err != nil {
+			return st, nil, err
+		}
+		st.SortOrder = nextSortOrder(existing)
+	}
+	if err := checkStrategy(ctx, tx, t.feature, &st); err != nil {
+		return st, nil, err
+	}
+	saved, err := tx.CreateStrategy(ctx, st)
+	if err != nil {
+		return saved, nil, err
+	}
+	return saved, []store.Event{strategyEvent("feature-strategy-add", t.feature, t.env.Name, strategyView(saved), nil)}, nil
 }
 
 func (s *Server) handleUpdateStrategy(w http.ResponseWriter, r *http.Request) error {
@@ -349,32 +353,13 @@ func (s *Server) handlePatchStrategy(w http.ResponseWriter, r *http.Request) err
 func (s *Server) saveStrategy(w http.ResponseWriter, r *http.Request, input func(store.Strategy) (strategyInput, bool, error)) error {
 	ctx := r.Context()
 	var saved store.Strategy
-	err := s.change(ctx, func(tx store.Tx) ([]store.Event, error) {
-		t, err := pathFeatureEnv(r, tx)
+	err := s.change(ctx, func(tx store.Tx) (events []store.Event, err error) {
+		t, err := editableFeatureEnv(r, tx)
 		if err != nil {
 			return nil, err
 		}
-		before, err := strategyFor(ctx, tx, t, r.PathValue("strategyId"))
-		if err != nil {
-			return nil, err
-		}
-		in, full, err := input(before)
-		if err != nil {
-			return nil, err
-		}
-		st, err := in.applyTo(before, full)
-		if err != nil {
-			return nil, err
-		}
-		if err := checkStrategy(ctx, tx, t.feature, &st); err != nil {
-			return nil, err
-		}
-		if saved, err = tx.UpdateStrategy(ctx, st); err != nil {
-			return nil, err
-		}
-		events := []store.Event{strategyEvent("feature-strategy-update", t.feature, t.env.Name, strategyView(saved), strategyView(before))}
-		off, err := switchOffWithoutEnabledStrategies(ctx, tx, t.feature, t.env.Name)
-		return append(events, off...), err
+		saved, events, err = updateStrategy(ctx, tx, t, r.PathValue("strategyId"), input)
+		return events, err
 	})
 	if err != nil {
 		return err
@@ -382,29 +367,62 @@ func (s *Server) saveStrategy(w http.ResponseWriter, r *http.Request, input func
 	return writeJSON(w, http.StatusOK, strategyView(saved))
 }
 
+// updateStrategy saves strategy id of a flag environment with what input
+// returns for it (and whether that is a full document).
+func updateStrategy(ctx context.Context, tx store.Tx, t featureEnvTarget, id string,
+	input func(store.Strategy) (strategyInput, bool, error)) (store.Strategy, []store.Event, error) {
+	before, err := strategyFor(ctx, tx, t, id)
+	if err != nil {
+		return before, nil, err
+	}
+	in, full, err := input(before)
+	if err != nil {
+		return before, nil, err
+	}
+	st, err := in.applyTo(before, full)
+	if err != nil {
+		return before, nil, err
+	}
+	if err := checkStrategy(ctx, tx, t.feature, &st); err != nil {
+		return before, nil, err
+	}
+	saved, err := tx.UpdateStrategy(ctx, st)
+	if err != nil {
+		return before, nil, err
+	}
+	events := []store.Event{strategyEvent("feature-strategy-update", t.feature, t.env.Name, strategyView(saved), strategyView(before))}
+	off, err := switchOffWithoutEnabledStrategies(ctx, tx, t.feature, t.env.Name)
+	return saved, append(events, off...), err
+}
+
 func (s *Server) handleDeleteStrategy(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
 	err := s.change(ctx, func(tx store.Tx) ([]store.Event, error) {
-		t, err := pathFeatureEnv(r, tx)
+		t, err := editableFeatureEnv(r, tx)
 		if err != nil {
 			return nil, err
 		}
-		st, err := strategyFor(ctx, tx, t, r.PathValue("strategyId"))
-		if err != nil {
-			return nil, err
-		}
-		if err := tx.DeleteStrategy(ctx, st.ID); err != nil {
-			return nil, err
-		}
-		events := []store.Event{strategyEvent("feature-strategy-remove", t.feature, t.env.Name, nil, strategyView(st))}
-		off, err := switchOffWithoutEnabledStrategies(ctx, tx, t.feature, t.env.Name)
-		return append(events, off...), err
+		return deleteStrategy(ctx, tx, t, r.PathValue("strategyId"))
 	})
 	if err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusOK)
 	return nil
+}
+
+// deleteStrategy deletes strategy id of a flag environment.
+func deleteStrategy(ctx context.Context, tx store.Tx, t featureEnvTarget, id string) ([]store.Event, error) {
+	st, err := strategyFor(ctx, tx, t, id)
+	if err != nil {
+		return nil, err
+	}
+	if err := tx.DeleteStrategy(ctx, st.ID); err != nil {
+		return nil, err
+	}
+	events := []store.Event{strategyEvent("feature-strategy-remove", t.feature, t.env.Name, nil, strategyView(st))}
+	off, err := switchOffWithoutEnabledStrategies(ctx, tx, t.feature, t.env.Name)
+	return append(events, off...), err
 }
 
 // strategyOrder is the data of strategy-order-changed events.
@@ -423,46 +441,17 @@ func orderOf(list []store.Strategy) strategyOrder {
 // handleSetStrategySortOrder sets the sortOrder of the listed strategies of
 // one flag environment; strategies not listed keep theirs.
 func (s *Server) handleSetStrategySortOrder(w http.ResponseWriter, r *http.Request) error {
-	var in []struct {
-		ID        string   `json:"id"`
-		SortOrder *float64 `json:"sortOrder"`
-	}
+	var in []strategySortItem
 	if err := decode(w, r, &in); err != nil {
 		return err
 	}
 	ctx := r.Context()
 	err := s.change(ctx, func(tx store.Tx) ([]store.Event, error) {
-		t, err := pathFeatureEnv(r, tx)
+		t, err := editableFeatureEnv(r, tx)
 		if err != nil {
 			return nil, err
 		}
-		filter := store.StrategyFilter{Feature: t.feature.Name, Environment: t.env.Name}
-		before, err := tx.ListStrategies(ctx, filter)
-		if err != nil || len(in) == 0 {
-			return nil, err
-		}
-		for i, item := range in {
-			path := "[" + strconv.Itoa(i) + "]"
-			idx := slices.IndexFunc(before, func(st store.Strategy) bool { return st.ID == item.ID })
-			if idx < 0 {
-				return nil, apierr.Invalid(path+".id", "feature flag %s has no strategy %q in environment %s", t.feature.Name, item.ID, t.env.Name)
-			}
-			if item.SortOrder == nil {
-				return nil, apierr.Invalid(path+".sortOrder", "sortOrder is required")
-			}
-			st, err := strategyInput{SortOrder: item.SortOrder}.applyTo(before[idx], false)
-			if err != nil {
-				return nil, err
-			}
-			if _, err := tx.UpdateStrategy(ctx, st); err != nil {
-				return nil, err
-			}
-		}
-		after, err := tx.ListStrategies(ctx, filter)
-		if err != nil {
-			return nil, err
-		}
-		return []store.Event{strategyEvent("strategy-order-changed", t.feature, t.env.Name, orderOf(after), orderOf(before))}, nil
+		return reorderStrategies(ctx, tx, t, in)
 	})
 	if err != nil {
 		return err
@@ -471,112 +460,42 @@ func (s *Server) handleSetStrategySortOrder(w http.ResponseWriter, r *http.Reque
 	return nil
 }
 
-// multiValueOperators take their operands from values; the other
-// operators take one value.
-var multiValueOperators = map[string]bool{
-	"IN": true, "NOT_IN": true, "STR_STARTS_WITH": true, "STR_ENDS_WITH": true, "STR_CONTAINS": true, "IN_CIDR": true,
+// strategySortItem is one entry of a reordering.
+type strategySortItem struct {
+	ID        string   `json:"id"`
+	SortOrder *float64 `json:"sortOrder"`
 }
 
-// semverPattern is the SemVer 2.0.0 grammar (no leading "v"), the form the
-// evaluator accepts.
-var semverPattern = regexp.MustCompile(`^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)` +
-	`(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?` +
-	`(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$`)
-
-// constraintDateLayouts are the date forms the evaluator reads.
-var constraintDateLayouts = []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "2006-01-02T15:04", "2006-01-02"}
-
-// checkFlagConstraints validates constraints the way SDKs will read them: a
-// context field, a known operator, and the operands that operator needs in
-// a form it can parse; values must be among a context field's legal values
-// when it has some. Values that are nil become [] so JSON never shows null.
-func checkFlagConstraints(ctx context.Context, r store.Reader, path string, list []clientapi.Constraint) ([]clientapi.Constraint, error) {
-	out := make([]clientapi.Constraint, 0, len(list))
-	for i, c := range list {
-		p := path + "[" + strconv.Itoa(i) + "]"
-		if err := checkConstraint(p, &c); err != nil {
+// reorderStrategies sets the sortOrder of the listed strategies of a flag
+// environment; an empty list changes nothing.
+func reorderStrategies(ctx context.Context, tx store.Tx, t featureEnvTarget, in []strategySortItem) ([]store.Event, error) {
+	filter := store.StrategyFilter{Feature: t.feature.Name, Environment: t.env.Name}
+	before, err := tx.ListStrategies(ctx, filter)
+	if err != nil || len(in) == 0 {
+		return nil, err
+	}
+	for i, item := range in {
+		path := "[" + strconv.Itoa(i) + "]"
+		idx := slices.IndexFunc(before, func(st store.Strategy) bool { return st.ID == item.ID })
+		if idx < 0 {
+			return nil, apierr.Invalid(path+".id", "feature flag %s has no strategy %q in environment %s", t.feature.Name, item.ID, t.env.Name)
+		}
+		if item.SortOrder == nil {
+			return nil, apierr.Invalid(path+".sortOrder", "sortOrder is required")
+		}
+		st, err := strategyInput{SortOrder: item.SortOrder}.applyTo(before[idx], false)
+		if err != nil {
 			return nil, err
 		}
-		if err := checkLegalValues(ctx, r, p, c); err != nil {
+		if _, err := tx.UpdateStrategy(ctx, st); err != nil {
 			return nil, err
 		}
-		out = append(out, c)
 	}
-	return out, nil
-}
-
-func checkConstraint(p string, c *clientapi.Constraint) error {
-	if strings.TrimSpace(c.ContextName) == "" {
-		return apierr.Invalid(p+".contextName", "contextName is required")
+	after, err := tx.ListStrategies(ctx, filter)
+	if err != nil {
+		return nil, err
 	}
-	if !engine.IsOperator(c.Operator) {
-		known := engine.Operators()
-		slices.Sort(known)
-		return apierr.Invalid(p+".operator", "operator %q is not one of %s", c.Operator, strings.Join(known, ", "))
-	}
-	if c.Values == nil {
-		c.Values = []string{}
-	}
-	if multiValueOperators[c.Operator] {
-		if len(c.Values) == 0 {
-			return apierr.Invalid(p+".values", "%s needs at least one entry in values", c.Operator)
-		}
-		if c.Operator == "IN_CIDR" {
-			for _, v := range c.Values {
-				if _, err := netip.ParsePrefix(strings.TrimSpace(v)); err != nil {
-					if _, err := netip.ParseAddr(strings.TrimSpace(v)); err != nil {
-						return apierr.Invalid(p+".values", "%q is neither an IP address nor a CIDR block", v)
-					}
-				}
-			}
-		}
-		return nil
-	}
-	v := strings.TrimSpace(c.Value)
-	if v == "" {
-		return apierr.Invalid(p+".value", "%s needs a single operand in value", c.Operator)
-	}
-	ok := true
-	switch {
-	case strings.HasPrefix(c.Operator, "NUM_"):
-		n, err := strconv.ParseFloat(v, 64)
-		ok = err == nil && !math.IsInf(n, 0) && !math.IsNaN(n)
-	case strings.HasPrefix(c.Operator, "DATE_"):
-		ok = slices.ContainsFunc(constraintDateLayouts, func(l string) bool { _, err := time.Parse(l, v); return err == nil })
-	case strings.HasPrefix(c.Operator, "SEMVER_"):
-		ok = semverPattern.MatchString(c.Value)
-	case c.Operator == "REGEX":
-		_, err := regexp.Compile(c.Value)
-		ok = err == nil
-	}
-	if !ok {
-		return apierr.Invalid(p+".value", "%q is not a valid operand for %s", c.Value, c.Operator)
-	}
-	return nil
-}
-
-// checkLegalValues applies a context field's legal values, as Unleash does;
-// fields that are not defined accept anything.
-func checkLegalValues(ctx context.Context, r store.Reader, p string, c clientapi.Constraint) error {
-	if c.Operator == "REGEX" {
-		return nil
-	}
-	cf, err := r.GetContextField(ctx, c.ContextName)
-	if apierr.Is(err, apierr.NotFound) {
-		return nil
-	} else if err != nil || len(cf.LegalValues) == 0 {
-		return err
-	}
-	operands, field := c.Values, ".values"
-	if !multiValueOperators[c.Operator] {
-		operands, field = []string{c.Value}, ".value"
-	}
-	for _, v := range operands {
-		if !slices.ContainsFunc(cf.LegalValues, func(l store.LegalValue) bool { return l.Value == v }) {
-			return apierr.Invalid(p+field, "%q is not a legal value of context field %s", v, c.ContextName)
-		}
-	}
-	return nil
+	return []store.Event{strategyEvent("strategy-order-changed", t.feature, t.env.Name, orderOf(after), orderOf(before))}, nil
 }
 
 // patchOps are the RFC 6902 operations; Unleash also lists test.

@@ -538,24 +538,43 @@ func (s *Server) handleMe(w http.ResponseWriter, r *http.Request) error {
 	})
 }
 
-// handleProfile is the seed's own profile. Project roles are not modelled,
-// so projects is empty; features is always empty (deprecated). An API token
-// has no profile: 400, as Unleash answers.
+// handleProfile is the seed's own profile: the user's own root role, the
+// projects in which they hold a role (themselves or through a group) and
+// their groups; features is always empty (deprecated). An API token has no
+// profile: 400, as Unleash answers.
 func (s *Server) handleProfile(w http.ResponseWriter, r *http.Request) error {
-	u, err := signedInUser(r.Context(), apierr.BadData)
+	ctx := r.Context()
+	u, err := signedInUser(ctx, apierr.BadData)
 	if err != nil {
 		return err
 	}
 	var role store.Role
-	err = s.view(r.Context(), func(rd store.Reader) (err error) {
-		role, err = rd.GetRole(r.Context(), u.RootRole)
+	projects, groups := []string{}, []groupItemJSON{}
+	err = s.view(ctx, func(rd store.Reader) error {
+		var err error
+		if role, err = rd.GetRole(ctx, u.RootRole); err != nil {
+			return err
+		}
+		grants, err := rd.UserProjectRoles(ctx, u.ID, "")
+		if err != nil {
+			return err
+		}
+		for _, g := range grants {
+			if !contains(projects, g.Project) {
+				projects = append(projects, g.Project)
+			}
+		}
+		list, err := rd.ListUserGroups(ctx, u.ID)
+		for _, g := range list {
+			groups = append(groups, groupItem(g))
+		}
 		return err
 	})
 	if err != nil {
 		return err
 	}
 	return writeJSON(w, http.StatusOK, map[string]any{
-		"rootRole": roleResponse(role), "projects": []string{}, "features": []any{},
-		"groups": []any{}, "subscriptions": []string{}, "canChangePassword": true,
+		"rootRole": roleResponse(role), "projects": projects, "features": []any{},
+		"groups": groups, "subscriptions": []string{}, "canChangePassword": true,
 	})
 }

@@ -287,23 +287,14 @@ func (s *Server) saveVariants(w http.ResponseWriter, r *http.Request, targets va
 		}
 		var events []store.Event
 		for i, env := range envs {
-			fe, err := tx.GetFeatureEnvironment(ctx, f.Name, env)
+			if err := checkDirectEdit(ctx, tx, f.Project, env); err != nil {
+				return nil, err
+			}
+			list, e, err := setVariants(ctx, tx, f, env, next)
 			if err != nil {
 				return nil, err
 			}
-			list, err := next(fe.Variants)
-			if err != nil {
-				return nil, err
-			}
-			if list, err = normalizeVariants("variants", list, false); err != nil {
-				return nil, err
-			}
-			before := fe.Variants
-			fe.Variants = list
-			if _, err := tx.UpdateFeatureEnvironment(ctx, fe); err != nil {
-				return nil, err
-			}
-			events = append(events, variantsEvent(f, env, before, list))
+			events = append(events, e)
 			if i == 0 {
 				answer.Variants = variantViews(list)
 			}
@@ -314,4 +305,27 @@ func (s *Server) saveVariants(w http.ResponseWriter, r *http.Request, targets va
 		return err
 	}
 	return writeJSON(w, http.StatusOK, answer)
+}
+
+// setVariants replaces the variants of flag f in env with what next makes
+// of the current ones, after validation and weight recomputation.
+func setVariants(ctx context.Context, tx store.Tx, f store.Feature, env string,
+	next func([]clientapi.Variant) ([]clientapi.Variant, error)) ([]clientapi.Variant, store.Event, error) {
+	fe, err := tx.GetFeatureEnvironment(ctx, f.Name, env)
+	if err != nil {
+		return nil, store.Event{}, err
+	}
+	list, err := next(fe.Variants)
+	if err != nil {
+		return nil, store.Event{}, err
+	}
+	if list, err = normalizeVariants("variants", list, false); err != nil {
+		return nil, store.Event{}, err
+	}
+	before := fe.Variants
+	fe.Variants = list
+	if _, err := tx.UpdateFeatureEnvironment(ctx, fe); err != nil {
+		return nil, store.Event{}, err
+	}
+	return list, variantsEvent(f, env, before, list), nil
 }

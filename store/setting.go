@@ -1,7 +1,40 @@
 package store
 
+import (
+	"context"
+	"encoding/json"
+	"time"
+)
+
+// Setting is one named instance setting, such as the SAML configuration: a
+// JSON document the store keeps whole and never looks into.
+type Setting struct {
+	// Name identifies the setting, for example
+	// "unleash.enterprise.auth.saml".
+	Name string
+	// Value is the JSON document. It is compared as JSON, not as bytes: a
+	// database may reorder object keys or change white space.
+	Value     json.RawMessage
+	UpdatedAt time.Time
+}
+
 // SettingReader reads instance settings such as the SAML configuration.
-type SettingReader interface{}
+type SettingReader interface {
+	// GetSetting returns the setting name. NotFound if it was never stored.
+	GetSetting(ctx context.Context, name string) (Setting, error)
+}
 
 // SettingWriter changes instance settings.
-type SettingWriter interface{}
+type SettingWriter interface {
+	// PutSetting stores s, replacing any earlier value of s.Name, and
+	// returns it as stored; a zero UpdatedAt is set to now. BadData if the
+	// name is empty or Value is not valid JSON.
+	PutSetting(ctx context.Context, s Setting) (Setting, error)
+	// InitSetting stores s only if no setting s.Name exists yet, and returns
+	// the setting that is stored afterwards: s, or the earlier one, which
+	// it leaves unchanged. It is for values the server generates for
+	// itself (such as its own SAML signing key), which every instance
+	// sharing the database must agree on. Operational: needs no audit
+	// event. BadData as for PutSetting.
+	InitSetting(ctx context.Context, s Setting) (Setting, error)
+}

@@ -32,6 +32,7 @@ const serverEnv = `environment:
   LOG_LEVEL                   debug, info, warn or error (default info)
   JSON_LOGGER                 true for one JSON object per log line
   SECURE_COOKIES              true to mark session cookies Secure (behind HTTPS)
+  SIGNALBOX_URL               public URL of the server (alias UNLEASH_URL), used by SAML sign-in
 `
 
 // serverConfig is everything "signalbox server" reads from flags and env.
@@ -43,6 +44,7 @@ type serverConfig struct {
 	logLevel      string
 	jsonLogs      bool
 	secureCookies bool
+	publicURL     string
 }
 
 func serverConfigFrom(args []string, getenv func(string) string, stderr io.Writer) (serverConfig, error) {
@@ -69,6 +71,7 @@ func serverConfigFrom(args []string, getenv func(string) string, stderr io.Write
 	c.logLevel = envOr(getenv, "LOG_LEVEL", "info")
 	c.jsonLogs = strings.EqualFold(getenv("JSON_LOGGER"), "true")
 	c.secureCookies = strings.EqualFold(getenv("SECURE_COOKIES"), "true")
+	c.publicURL = envOr(getenv, "SIGNALBOX_URL", getenv("UNLEASH_URL"))
 	c.bootstrap = server.BootstrapConfig{
 		AdminTokens:    splitComma(getenv("INIT_ADMIN_API_TOKENS")),
 		ClientTokens:   splitComma(getenv("INIT_CLIENT_API_TOKENS")),
@@ -111,7 +114,7 @@ func runServer(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		fmt.Fprintf(stdout, "Created the user \"admin\" with password %s\nSign in and change it; it is not shown again.\n", generated)
 	}
 
-	srv, err := server.New(ctx, st, server.Config{Log: log, Version: version, SecureCookies: cfg.secureCookies})
+	srv, err := server.New(ctx, st, server.Config{Log: log, Version: version, SecureCookies: cfg.secureCookies, PublicURL: cfg.publicURL})
 	if err != nil {
 		return err
 	}
