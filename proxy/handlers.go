@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/signalbox/signalbox/clientapi"
 	"github.com/signalbox/signalbox/engine"
 )
 
@@ -170,21 +171,10 @@ func (p *Proxy) serverSide(r *http.Request) bool {
 // metrics. As in the reference, the body is validated before the key.
 func (p *Proxy) clientMetrics(w http.ResponseWriter, r *http.Request) {
 	var body metricsRequest
-	empty, rerr := p.decodeBody(w, r, &body)
-	if rerr == nil && empty {
-		rerr = invalid(".body", "required", "the body must be a metrics object with appName, instanceId and bucket")
-	}
-	if rerr != nil {
-		writeRequestError(w, rerr)
-		return
-	}
-	b, rerr := body.validate()
-	if rerr != nil {
-		writeRequestError(w, rerr)
-		return
-	}
-	if !p.authorized(r) && !p.serverSide(r) {
-		unauthorized(w)
+	var b clientapi.MetricsBucket
+	ok := p.acceptSDKPost(w, r, &body, "the body must be a metrics object with appName, instanceId and bucket",
+		func() (rerr *requestError) { b, rerr = body.validate(); return rerr })
+	if !ok {
 		return
 	}
 	known := func(string) bool { return false }
@@ -195,25 +185,36 @@ func (p *Proxy) clientMetrics(w http.ResponseWriter, r *http.Request) {
 	okText(w)
 }
 
+// acceptSDKPost decodes and validates what a browser SDK posts, then checks
+// its key (the body first, as the reference does). It writes the error
+// answer and reports false when the request goes no further.
+func (p *Proxy) acceptSDKPost(w http.ResponseWriter, r *http.Request, body any, emptyMessage string, validate func() *requestError) bool {
+	empty, rerr := p.decodeBody(w, r, body)
+	if rerr == nil && empty {
+		rerr = invalid(".body", "required", emptyMessage)
+	}
+	if rerr == nil {
+		rerr = validate()
+	}
+	if rerr != nil {
+		writeRequestError(w, rerr)
+		return false
+	}
+	if !p.authorized(r) && !p.serverSide(r) {
+		unauthorized(w)
+		return false
+	}
+	return true
+}
+
 // clientRegister accepts SDK registrations and forwards them upstream
 // with the next metrics upload.
 func (p *Proxy) clientRegister(w http.ResponseWriter, r *http.Request) {
 	var body registerRequest
-	empty, rerr := p.decodeBody(w, r, &body)
-	if rerr == nil && empty {
-		rerr = invalid(".body", "required", "the body must be a registration with appName, interval, started and strategies")
-	}
-	if rerr != nil {
-		writeRequestError(w, rerr)
-		return
-	}
-	reg, rerr := body.validate()
-	if rerr != nil {
-		writeRequestError(w, rerr)
-		return
-	}
-	if !p.authorized(r) && !p.serverSide(r) {
-		unauthorized(w)
+	var reg clientapi.Registration
+	ok := p.acceptSDKPost(w, r, &body, "the body must be a registration with appName, interval, started and strategies",
+		func() (rerr *requestError) { reg, rerr = body.validate(); return rerr })
+	if !ok {
 		return
 	}
 	p.regs.add(reg)

@@ -149,22 +149,8 @@ func (s *Server) handleArchiveFeature(w http.ResponseWriter, r *http.Request) er
 // handleListArchived lists archived flags, of one project when the path
 // names one (an unknown project is 404 rather than an empty list).
 func (s *Server) handleListArchived(w http.ResponseWriter, r *http.Request) error {
-	project := r.PathValue("projectId")
 	archived := true
-	var views []adminFeature
-	err := s.view(r.Context(), func(rd store.Reader) error {
-		if project != "" {
-			if _, err := rd.GetProject(r.Context(), project); err != nil {
-				return err
-			}
-		}
-		list, err := rd.ListFeatures(r.Context(), store.FeatureFilter{Project: project, Archived: &archived})
-		if err != nil {
-			return err
-		}
-		views, err = featureViews(r.Context(), rd, list)
-		return err
-	})
+	views, err := s.featureViewsFor(r.Context(), true, store.FeatureFilter{Project: r.PathValue("projectId"), Archived: &archived})
 	if err != nil {
 		return err
 	}

@@ -139,25 +139,15 @@ type featureList struct {
 }
 
 func (s *Server) handleListProjectFeatures(w http.ResponseWriter, r *http.Request) error {
-	project := r.PathValue("projectId")
 	tags, err := tagFilters(r)
 	if err != nil {
 		return err
 	}
+	// Unleash answers an unknown project with an empty list; we say 404 so
+	// that a typo in the project is not mistaken for an empty one.
 	active := false
-	var views []adminFeature
-	err = s.view(r.Context(), func(rd store.Reader) error {
-		// Unleash answers an unknown project with an empty list; we say 404
-		// so that a typo in the project is not mistaken for an empty one.
-		if _, err := rd.GetProject(r.Context(), project); err != nil {
-			return err
-		}
-		list, err := rd.ListFeatures(r.Context(), store.FeatureFilter{Project: project, Archived: &active, NamePrefix: r.URL.Query().Get("namePrefix")})
-		if err != nil {
-			return err
-		}
-		views, err = featureViews(r.Context(), rd, list)
-		return err
+	views, err := s.featureViewsFor(r.Context(), true, store.FeatureFilter{
+		Project: r.PathValue("projectId"), Archived: &active, NamePrefix: r.URL.Query().Get("namePrefix"),
 	})
 	if err != nil {
 		return err
@@ -174,19 +164,31 @@ func (s *Server) handleListAllFeatures(w http.ResponseWriter, r *http.Request) e
 	}
 	active := false
 	q := r.URL.Query()
-	var views []adminFeature
-	err = s.view(r.Context(), func(rd store.Reader) error {
-		list, err := rd.ListFeatures(r.Context(), store.FeatureFilter{Archived: &active, NamePrefix: q.Get("namePrefix"), Project: q.Get("project")})
-		if err != nil {
-			return err
-		}
-		views, err = featureViews(r.Context(), rd, list)
-		return err
-	})
+	views, err := s.featureViewsFor(r.Context(), false, store.FeatureFilter{Archived: &active, NamePrefix: q.Get("namePrefix"), Project: q.Get("project")})
 	if err != nil {
 		return err
 	}
 	return writeJSON(w, http.StatusOK, featureList{Version: 1, Features: withAnyTag(views, tags)})
+}
+
+// featureViewsFor lists the flags matching f as the admin API shows them.
+// With projectMustExist, an unknown f.Project is a 404.
+func (s *Server) featureViewsFor(ctx context.Context, projectMustExist bool, f store.FeatureFilter) ([]adminFeature, error) {
+	var views []adminFeature
+	err := s.view(ctx, func(rd store.Reader) error {
+		if projectMustExist && f.Project != "" {
+			if _, err := rd.GetProject(ctx, f.Project); err != nil {
+				return err
+			}
+		}
+		list, err := rd.ListFeatures(ctx, f)
+		if err != nil {
+			return err
+		}
+		views, err = featureViews(ctx, rd, list)
+		return err
+	})
+	return views, err
 }
 
 // tagFilters reads the repeatable tag=type:value query parameter.

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/signalbox/signalbox/internal/pgtest"
+	"github.com/signalbox/signalbox/store"
 	"github.com/signalbox/signalbox/store/sqlstore"
 )
 
@@ -48,12 +49,19 @@ func newPostgresTestServer(t *testing.T) *testServer {
 // newTestServerAt is a test server over the database at dbURL.
 func newTestServerAt(t *testing.T, dbURL string) *testServer {
 	t.Helper()
-	ctx := context.Background()
-	st, err := sqlstore.Open(ctx, dbURL)
+	st, err := sqlstore.Open(context.Background(), dbURL)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
+	return newTestServerOn(t, st)
+}
+
+// newTestServerOn is a test server over an open store, so that several
+// servers can share one database.
+func newTestServerOn(t *testing.T, st store.Store) *testServer {
+	t.Helper()
+	ctx := context.Background()
 	if _, err := Bootstrap(ctx, st, BootstrapConfig{
 		AdminTokens: []string{testAdminToken}, ClientTokens: []string{testClientToken, testProdToken},
 		FrontendTokens: []string{testFrontendToken}, AdminPassword: testAdminPassword,

@@ -203,6 +203,26 @@ type idRef struct {
 }
 
 // refIDs checks a list of {id} and returns the ids, each once.
+// grantTargets reads the users and groups a grant names: at least one of
+// either, and granting to groups needs the group-access permission too.
+func (s *Server) grantTargets(r *http.Request, userRefs, groupRefs []idRef) (users, groups []int, err error) {
+	if users, err = refIDs("users", userRefs); err != nil {
+		return nil, nil, err
+	}
+	if groups, err = refIDs("groups", groupRefs); err != nil {
+		return nil, nil, err
+	}
+	if len(users) == 0 && len(groups) == 0 {
+		return nil, nil, apierr.Invalid("users", "users and groups are both empty; name at least one user or group to grant to")
+	}
+	if len(groups) > 0 {
+		if err := s.authorize(r, principalFrom(r.Context()), PermProjectGroupAccessWrite); err != nil {
+			return nil, nil, err
+		}
+	}
+	return users, groups, nil
+}
+
 func refIDs(field string, refs []idRef) ([]int, error) {
 	var ids []int
 	for i, ref := range refs {
@@ -285,21 +305,9 @@ func (s *Server) handleAddProjectAccess(w http.ResponseWriter, r *http.Request) 
 	if len(body.Roles) == 0 {
 		return apierr.Invalid("roles", "roles must list at least one project role id")
 	}
-	users, err := refIDs("users", body.Users)
+	users, groups, err := s.grantTargets(r, body.Users, body.Groups)
 	if err != nil {
 		return err
-	}
-	groups, err := refIDs("groups", body.Groups)
-	if err != nil {
-		return err
-	}
-	if len(users) == 0 && len(groups) == 0 {
-		return apierr.Invalid("users", "users and groups are both empty; name at least one user or group to grant the roles to")
-	}
-	if len(groups) > 0 {
-		if err := s.authorize(r, principalFrom(r.Context()), PermProjectGroupAccessWrite); err != nil {
-			return err
-		}
 	}
 	ctx, project := r.Context(), r.PathValue("projectId")
 	by := principalFrom(ctx).Name()
@@ -371,21 +379,9 @@ func (s *Server) handleAddRoleAccess(w http.ResponseWriter, r *http.Request) err
 	if body.Groups == nil {
 		return apierr.Invalid("groups", "groups is required: a list of {id}, possibly empty")
 	}
-	users, err := refIDs("users", *body.Users)
+	users, groups, err := s.grantTargets(r, *body.Users, *body.Groups)
 	if err != nil {
 		return err
-	}
-	groups, err := refIDs("groups", *body.Groups)
-	if err != nil {
-		return err
-	}
-	if len(users) == 0 && len(groups) == 0 {
-		return apierr.Invalid("users", "users and groups are both empty; name at least one user or group to grant the role to")
-	}
-	if len(groups) > 0 {
-		if err := s.authorize(r, principalFrom(r.Context()), PermProjectGroupAccessWrite); err != nil {
-			return err
-		}
 	}
 	ctx, project := r.Context(), r.PathValue("projectId")
 	by := principalFrom(ctx).Name()

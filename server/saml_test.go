@@ -10,11 +10,9 @@ import (
 	"encoding/json"
 	"encoding/pem"
 	"io"
-	"log/slog"
 	"math/big"
 	"net/http"
 	"net/http/cookiejar"
-	"net/http/httptest"
 	"net/url"
 	"path/filepath"
 	"regexp"
@@ -28,26 +26,6 @@ import (
 	"github.com/signalbox/signalbox/store"
 	"github.com/signalbox/signalbox/store/sqlstore"
 )
-
-// samlTestServer is newTestServer on a given store, so that the SAML
-// tests run on PostgreSQL too and several servers can share one database.
-func samlTestServer(t *testing.T, st store.Store) *testServer {
-	t.Helper()
-	ctx := context.Background()
-	if _, err := Bootstrap(ctx, st, BootstrapConfig{
-		AdminTokens: []string{testAdminToken}, ClientTokens: []string{testClientToken, testProdToken},
-		FrontendTokens: []string{testFrontendToken}, AdminPassword: testAdminPassword,
-	}); err != nil {
-		t.Fatal(err)
-	}
-	srv, err := New(ctx, st, Config{Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(srv.Handler())
-	t.Cleanup(hs.Close)
-	return &testServer{t: t, srv: srv, url: hs.URL}
-}
 
 func openSQLiteStore(t *testing.T, path string) store.Store {
 	t.Helper()
@@ -226,7 +204,7 @@ func TestSAMLPostgres(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	ts := samlTestServer(t, st)
+	ts := newTestServerOn(t, st)
 	t.Run("Settings", func(t *testing.T) { runSAMLSettingsFlow(t, ts) })
 	t.Run("SignIn", func(t *testing.T) { runSAMLSignInFlow(t, ts) })
 }
@@ -658,7 +636,7 @@ var x509Data = regexp.MustCompile(`<X509Certificate[^>]*>([^<]+)</`)
 func TestSAMLKeySharedAcrossInstances(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "signalbox.db")
 	st := openSQLiteStore(t, path)
-	a, b := samlTestServer(t, st), samlTestServer(t, st)
+	a, b := newTestServerOn(t, st), newTestServerOn(t, st)
 	certOf := func(ts *testServer) string {
 		t.Helper()
 		md := ts.request("GET", "/auth/saml/metadata", "", nil).must(t, http.StatusOK)
@@ -697,7 +675,7 @@ func TestSAMLKeySharedAcrossInstances(t *testing.T) {
 		t.Error("certificate changed")
 	}
 	st.Close()
-	restarted := samlTestServer(t, openSQLiteStore(t, path))
+	restarted := newTestServerOn(t, openSQLiteStore(t, path))
 	if certOf(restarted) != first {
 		t.Error("the certificate changed across a restart")
 	}
