@@ -11,8 +11,8 @@ import (
 // Bounds of the answer cache of one configuration. Past them answers are
 // still computed, just not kept.
 const (
-	answerCacheMaxBytes   = 64 << 20
-	answerCacheMaxEntries = 50000
+	answerCacheMaxBytes   = 32 << 20
+	answerCacheMaxEntries = 20000
 )
 
 // answerCache keeps the encoded answers of GET and POST /proxy (without a

@@ -2,6 +2,7 @@ package server
 
 import (
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -94,8 +95,30 @@ func (s *Server) handleClientFeatures(w http.ResponseWriter, r *http.Request, to
 		return nil
 	}
 	h.Set("Content-Type", "application/json; charset=utf-8")
-	_, err = w.Write(p.body)
+	h.Set("Vary", "Accept-Encoding")
+	body := p.body
+	if acceptsGzip(r) {
+		h.Set("Content-Encoding", "gzip")
+		body = p.gzipped
+	}
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	_, err = w.Write(body)
 	return err
+}
+
+// acceptsGzip reports whether the request's Accept-Encoding allows gzip
+// (and does not refuse it with q=0).
+func acceptsGzip(r *http.Request) bool {
+	for _, v := range r.Header.Values("Accept-Encoding") {
+		for part := range strings.SplitSeq(v, ",") {
+			name, params, _ := strings.Cut(strings.TrimSpace(part), ";")
+			if strings.EqualFold(strings.TrimSpace(name), "gzip") || strings.TrimSpace(name) == "*" {
+				q := strings.ReplaceAll(strings.TrimSpace(params), " ", "")
+				return q != "q=0" && q != "q=0.0" && q != "q=0.00" && q != "q=0.000"
+			}
+		}
+	}
+	return false
 }
 
 func (s *Server) handleClientFeature(w http.ResponseWriter, r *http.Request, tok *store.APIToken) error {

@@ -1,8 +1,11 @@
 package server
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -183,5 +186,32 @@ func BenchmarkClientFeatures(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+func TestClientFeaturesGzip(t *testing.T) {
+	ts := newTestServer(t)
+	seedFlag(t, ts, "zipped", store.Strategy{Name: "default"})
+	plain := ts.request("GET", "/api/client/features", testClientToken, nil, "Accept-Encoding", "identity").must(t, http.StatusOK)
+	if plain.Header.Get("Content-Encoding") != "" {
+		t.Fatalf("identity request got Content-Encoding %q", plain.Header.Get("Content-Encoding"))
+	}
+	for _, accept := range []string{"gzip", "br, gzip;q=0.8", "*"} {
+		res := ts.request("GET", "/api/client/features", testClientToken, nil, "Accept-Encoding", accept).must(t, http.StatusOK)
+		if res.Header.Get("Content-Encoding") != "gzip" || res.Header.Get("ETag") != plain.Header.Get("ETag") {
+			t.Errorf("%q: encoding %q, etag %q", accept, res.Header.Get("Content-Encoding"), res.Header.Get("ETag"))
+			continue
+		}
+		zr, err := gzip.NewReader(bytes.NewReader(res.Body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := io.ReadAll(zr)
+		if !bytes.Equal(got, plain.Body) {
+			t.Errorf("%q: gzip body differs from the plain one", accept)
+		}
+	}
+	if res := ts.request("GET", "/api/client/features", testClientToken, nil, "Accept-Encoding", "gzip;q=0"); res.Header.Get("Content-Encoding") != "" {
+		t.Error("gzip;q=0 must not be gzipped")
 	}
 }

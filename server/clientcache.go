@@ -1,6 +1,8 @@
 package server
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -49,6 +51,7 @@ type clientPayload struct {
 	revision int64
 	etag     string // strong, quoted
 	body     []byte
+	gzipped  []byte // body compressed once, for clients that accept gzip
 	features *clientapi.Features
 	// snapshot evaluates the payload for the frontend API; built lazily.
 	snapOnce sync.Once
@@ -190,7 +193,28 @@ func buildPayload(q clientQuery, st *store.ClientState) (*clientPayload, error) 
 	if err != nil {
 		return nil, err
 	}
-	return &clientPayload{revision: st.Revision, etag: etag, body: body, features: out}, nil
+	gzipped, err := gzipBytes(body)
+	if err != nil {
+		return nil, err
+	}
+	return &clientPayload{revision: st.Revision, etag: etag, body: body, gzipped: gzipped, features: out}, nil
+}
+
+// gzipBytes compresses a payload once per revision: at thousands of flags
+// the answer is megabytes, and SDKs and proxies accept gzip.
+func gzipBytes(b []byte) ([]byte, error) {
+	var buf bytes.Buffer
+	zw, err := gzip.NewWriterLevel(&buf, gzip.BestSpeed)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := zw.Write(b); err != nil {
+		return nil, err
+	}
+	if err := zw.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
 }
 
 func hasAnyTag(have, want []store.Tag) bool {

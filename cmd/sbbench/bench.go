@@ -278,6 +278,10 @@ func (b *bench) serverRound(n int) error {
 	if _, err := b.measure("signalbox server", "GET /api/client/features (200)", n, srv.pid(), "GET", base+"/api/client/features", nil, h); err != nil {
 		return err
 	}
+	gz := http.Header{"Authorization": {clientToken}, "Accept-Encoding": {"gzip"}}
+	if _, err := b.measure("signalbox server", "GET /api/client/features (200, gzip)", n, srv.pid(), "GET", base+"/api/client/features", nil, gz); err != nil {
+		return err
+	}
 	etag, err := fetchETag(base+"/api/client/features", h)
 	if err != nil {
 		return err
