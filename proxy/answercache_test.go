@@ -14,7 +14,7 @@ func TestAnswerCache(t *testing.T) {
 	up := newFakeUpstream(t)
 	h := startProxy(t, testConfig(t, up.url()))
 	h.waitReady(t)
-	entries := func() int64 { return h.p.state.Load().answers.entries.Load() }
+	entries := func() int64 { return h.p.state.Load().answers.cache.entries.Load() }
 
 	_, first := h.do(t, "GET", "/proxy?userId=alice&sessionId=s1", "")
 	if entries() != 1 {
@@ -67,7 +67,7 @@ func TestAnswerCacheSkipsVolatile(t *testing.T) {
 	if !seen[0] || !seen[1] {
 		t.Errorf("a 50%% random flag gave the same answer 60 times: %v", seen)
 	}
-	if n := h.p.state.Load().answers.entries.Load(); n != 0 {
+	if n := h.p.state.Load().answers.cache.entries.Load(); n != 0 {
 		t.Errorf("volatile answers cached: %d entries", n)
 	}
 }

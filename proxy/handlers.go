@@ -61,43 +61,10 @@ func (p *Proxy) postToggles(w http.ResponseWriter, r *http.Request, st *state, a
 }
 
 // evaluateAndWrite evaluates the named flags (or every flag, or every
-// enabled flag) and writes the answer.
+// enabled flag) and writes the answer; evaluations of a toggles list are
+// counted in the metrics.
 func (p *Proxy) evaluateAndWrite(w http.ResponseWriter, r *http.Request, st *state, ctx *engine.Context, names []string, all, cacheable bool) {
-	// Answers for a whole context are cached (see answerCache); answers for
-	// a toggles list are counted in the metrics and always evaluated.
-	var key string
-	if len(names) == 0 && cacheable {
-		key = answerKey(ctx, all)
-		if a, ok := st.answers.get(key); ok {
-			writeJSONTagged(w, r, a.body, a.etag, true)
-			return
-		}
-	}
-	rp := getResults()
-	results := *rp
-	volatile := false
-	switch {
-	case len(names) > 0:
-		for _, name := range names {
-			results = append(results, st.snap.Evaluate(name, ctx))
-		}
-		p.usage.countResults(results)
-	case all:
-		results = st.snap.EvaluateAll(ctx, results)
-		volatile = anyVolatile(results)
-	default:
-		results, volatile = st.snap.EvaluateEnabled(ctx, results)
-	}
-	bp := getBuf()
-	*bp = appendToggles((*bp)[:0], results, st.payloads)
-	etag := weakETag(*bp)
-	if key != "" && !volatile {
-		st.answers.put(key, *bp, etag)
-	}
-	*rp = results
-	putResults(rp)
-	writeJSONTagged(w, r, *bp, etag, true)
-	putBuf(bp)
+	st.answers.write(w, r, ctx, names, all, cacheable, p.usage.countResults)
 }
 
 // writeJSON writes a 200 JSON answer with a weak ETag, answering 304 when

@@ -78,10 +78,8 @@ type state struct {
 	// features is the encoded payload for GET /proxy/client/features; it is
 	// built only when server-side tokens are configured.
 	features []byte
-	// payloads holds the encoded variant payloads of snap.
-	payloads payloadCache
-	// answers caches whole answers per context for this configuration.
-	answers answerCache
+	// answers evaluates and encodes answers for this configuration.
+	answers *Answers
 }
 
 // New checks cfg and builds a proxy. It does no I/O: the backup is read and
@@ -175,7 +173,8 @@ func (p *Proxy) install(payload *clientapi.Features, src source) bool {
 		return false
 	}
 	payload = p.filter(payload)
-	st := &state{snap: engine.Compile(payload, p.engineOpts), source: src, payloads: newPayloadCache(payload)}
+	snap := engine.Compile(payload, p.engineOpts)
+	st := &state{snap: snap, source: src, answers: NewAnswers(snap, payload)}
 	if len(p.serverTokens) > 0 {
 		b, err := json.Marshal(payload)
 		if err != nil {

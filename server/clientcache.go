@@ -13,6 +13,7 @@ import (
 
 	"github.com/signalbox/signalbox/clientapi"
 	"github.com/signalbox/signalbox/engine"
+	"github.com/signalbox/signalbox/proxy"
 	"github.com/signalbox/signalbox/store"
 )
 
@@ -53,14 +54,17 @@ type clientPayload struct {
 	body     []byte
 	gzipped  []byte // body compressed once, for clients that accept gzip
 	features *clientapi.Features
-	// snapshot evaluates the payload for the frontend API; built lazily.
-	snapOnce sync.Once
-	snapshot *engine.Snapshot
+	// answers evaluates the payload for the frontend API, with the proxy's
+	// encoder and answer cache; built on first use.
+	answersOnce sync.Once
+	answers     *proxy.Answers
 }
 
-func (p *clientPayload) engineSnapshot() *engine.Snapshot {
-	p.snapOnce.Do(func() { p.snapshot = engine.Compile(p.features, engine.Options{}) })
-	return p.snapshot
+func (p *clientPayload) frontendAnswers() *proxy.Answers {
+	p.answersOnce.Do(func() {
+		p.answers = proxy.NewAnswers(engine.Compile(p.features, engine.Options{}), p.features)
+	})
+	return p.answers
 }
 
 // clientCache keeps the newest payload per query and the newest state per

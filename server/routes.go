@@ -29,7 +29,7 @@ func (s *Server) routes() (http.Handler, error) {
 	m.sdk("GET /api/frontend", store.TokenFrontend, s.handleFrontendGet)
 	m.sdk("POST /api/frontend", store.TokenFrontend, s.handleFrontendPost)
 	m.sdk("GET /api/frontend/all", store.TokenFrontend, s.handleFrontendAll)
-	m.sdk("POST /api/frontend/all", store.TokenFrontend, s.handleFrontendAll)
+	m.sdk("POST /api/frontend/all", store.TokenFrontend, s.handleFrontendPost)
 	m.sdk("POST /api/frontend/client/metrics", store.TokenFrontend, s.handleClientMetrics)
 	m.sdk("POST /api/frontend/client/register", store.TokenFrontend, s.handleClientRegister)
 

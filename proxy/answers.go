@@ -1,0 +1,76 @@
+package proxy
+
+import (
+	"net/http"
+
+	"github.com/signalbox/signalbox/clientapi"
+	"github.com/signalbox/signalbox/engine"
+)
+
+// Answers evaluates frontend requests for one configuration and writes the
+// toggles answer: evaluation from the snapshot, hand-written JSON with
+// pre-encoded variant payloads, and the per-context answer cache. The proxy
+// keeps one per configuration; the server's frontend API uses it too, so
+// both give the same bytes for the same context.
+type Answers struct {
+	snap     *engine.Snapshot
+	payloads payloadCache
+	cache    answerCache
+}
+
+// NewAnswers prepares answers for snap, compiled from payload.
+func NewAnswers(snap *engine.Snapshot, payload *clientapi.Features) *Answers {
+	return &Answers{snap: snap, payloads: newPayloadCache(payload)}
+}
+
+// Write evaluates the named flags (when names is not empty), every flag (all) or
+// every enabled flag, and writes the answer with a weak ETag (304 when a GET
+// already holds it). Whole-context answers are served from and kept in the
+// cache when cacheable and deterministic.
+func (a *Answers) Write(w http.ResponseWriter, r *http.Request, ctx *engine.Context, names []string, all, cacheable bool) {
+	a.write(w, r, ctx, names, all, cacheable, nil)
+}
+
+// write is Write; count, when set, sees the results of a toggles list.
+func (a *Answers) write(w http.ResponseWriter, r *http.Request, ctx *engine.Context, names []string, all, cacheable bool, count func([]engine.Result)) {
+	var key string
+	if len(names) == 0 && cacheable {
+		key = answerKey(ctx, all)
+		if c, ok := a.cache.get(key); ok {
+			writeJSONTagged(w, r, c.body, c.etag, true)
+			return
+		}
+	}
+	rp := getResults()
+	results := *rp
+	volatile := false
+	switch {
+	case len(names) > 0:
+		for _, name := range names {
+			results = append(results, a.snap.Evaluate(name, ctx))
+		}
+		if count != nil {
+			count(results)
+		}
+	case all:
+		results = a.snap.EvaluateAll(ctx, results)
+		volatile = anyVolatile(results)
+	default:
+		results, volatile = a.snap.EvaluateEnabled(ctx, results)
+	}
+	bp := getBuf()
+	*bp = appendToggles((*bp)[:0], results, a.payloads)
+	etag := weakETag(*bp)
+	if key != "" && !volatile {
+		a.cache.put(key, *bp, etag)
+	}
+	*rp = results
+	putResults(rp)
+	writeJSONTagged(w, r, *bp, etag, true)
+	putBuf(bp)
+}
+
+// ContextFromQuery reads an evaluation context from a raw query string the
+// way the proxy's GET /proxy does: the known fields by name,
+// properties[name]=value, and any other parameter as a property.
+func ContextFromQuery(rawQuery string) engine.Context { return contextFromQuery(rawQuery) }
