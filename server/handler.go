@@ -85,14 +85,27 @@ func (s *Server) authorize(r *http.Request, p *Principal, perm Permission) error
 		return nil
 	}
 	project, environment := r.PathValue("projectId"), r.PathValue("environment")
-	if project == "" || p.User == nil {
+	if p.User == nil || (project == "" && r.PathValue("featureName") == "") {
 		return noAccess(perm, environment)
 	}
 	var grants []store.ProjectAccess
-	err := s.view(r.Context(), func(rd store.Reader) (err error) {
+	err := s.view(r.Context(), func(rd store.Reader) error {
+		// Routes that name a flag but not its project (tags, the archive)
+		// are in the flag's project.
+		if project == "" {
+			f, err := rd.GetFeature(r.Context(), r.PathValue("featureName"))
+			if err != nil {
+				return err
+			}
+			project = f.Project
+		}
+		var err error
 		grants, err = rd.UserProjectRoles(r.Context(), p.User.ID, project)
 		return err
 	})
+	if apierr.Is(err, apierr.NotFound) {
+		return noAccess(perm, environment)
+	}
 	if err != nil {
 		return err
 	}

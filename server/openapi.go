@@ -261,7 +261,12 @@ func oaOperationFor(rt Route, method, path string, m oaOp, known bool) *oaOperat
 		if rt.Permission == PermRead || rt.Permission == "" {
 			access = "Any signed-in user, personal access token or admin token may call this (permission `READ`)."
 		} else {
-			access = "Requires `" + string(rt.Permission) + "`: a user whose root role grants it, or an admin token."
+			access = "Requires `" + string(rt.Permission) + "`: a user whose root role (or a group's) grants it, an admin token, or"
+			if strings.Contains(rt.Pattern, "{projectId}") || strings.Contains(rt.Pattern, "{featureName}") {
+				access += " a user whose project role (Owner or Member) in the project grants it."
+			} else {
+				access = strings.TrimSuffix(access, ", or") + "."
+			}
 		}
 	case "client":
 		op.Security = []map[string][]string{{"clientToken": {}}}
