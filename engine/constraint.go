@@ -66,14 +66,15 @@ type constraint struct {
 	inverted bool
 	fold     bool // case-insensitive STR_*
 
-	set      stringSet      // IN, NOT_IN
-	strs     []string       // STR_* (lower-cased when fold)
-	num      float64        // NUM_*
-	date     time.Time      // DATE_*
-	ver      version        // SEMVER_*
-	re       *regexp.Regexp // REGEX; nil when invalid
-	prefixes []netip.Prefix // IN_CIDR
-	valid    bool           // the constraint's own value parsed
+	set       stringSet      // IN, NOT_IN
+	strs      []string       // STR_* (lower-cased when fold)
+	strsASCII bool           // every entry of strs is ASCII
+	num       float64        // NUM_*
+	date      time.Time      // DATE_*
+	ver       version        // SEMVER_*
+	re        *regexp.Regexp // REGEX; nil when invalid
+	prefixes  []netip.Prefix // IN_CIDR
+	valid     bool           // the constraint's own value parsed
 }
 
 func compileConstraint(c clientapi.Constraint, warn func(string, ...any)) constraint {
@@ -91,6 +92,10 @@ func compileConstraint(c clientapi.Constraint, warn func(string, ...any)) constr
 			for i, v := range c.Values {
 				cc.strs[i] = strings.ToLower(v)
 			}
+		}
+		cc.strsASCII = true
+		for _, v := range cc.strs {
+			cc.strsASCII = cc.strsASCII && isASCII(v)
 		}
 	case opNumEq, opNumGt, opNumGte, opNumLt, opNumLte:
 		cc.num, cc.valid = parseDecimal(c.Value)
@@ -212,14 +217,15 @@ func (c *constraint) testDate(ctx *Context, env *run) bool {
 }
 
 func (c *constraint) testString(v string) bool {
-	if c.fold && !isASCII(v) {
+	asciiFold := c.fold && c.strsASCII && isASCII(v)
+	if c.fold && !asciiFold {
 		// Unicode case folding can change lengths: lower-case a copy.
 		v = strings.ToLower(v)
 	}
 	for _, s := range c.strs {
 		var hit bool
 		switch {
-		case c.fold && isASCII(s):
+		case asciiFold:
 			hit = foldMatch(c.op, v, s)
 		case c.op == opStrStartsWith:
 			hit = strings.HasPrefix(v, s)

@@ -58,6 +58,18 @@ func splitList(s string) []string {
 // rejects what strconv.ParseFloat would also take but no other SDK does:
 // Inf, NaN, hex floats and underscores.
 func parseDecimal(s string) (float64, bool) {
+	// Fast path: short unsigned integers, the common case of ages, counts
+	// and ids, need none of the checks below.
+	if n := len(s); n > 0 && n <= 15 {
+		var v uint64
+		i := 0
+		for ; i < n && s[i] >= '0' && s[i] <= '9'; i++ {
+			v = v*10 + uint64(s[i]-'0')
+		}
+		if i == n {
+			return float64(v), true
+		}
+	}
 	s = strings.TrimSpace(s)
 	if s == "" || len(s) > 64 {
 		return 0, false
