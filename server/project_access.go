@@ -170,12 +170,7 @@ func projectRoles(ctx context.Context, rd store.Reader) ([]rootRoleJSON, error) 
 // the project themselves (groups are listed by GET …/access) and the
 // project roles.
 func (s *Server) handleProjectUsers(w http.ResponseWriter, r *http.Request) error {
-	ctx := r.Context()
-	var access projectAccessJSON
-	err := s.view(ctx, func(rd store.Reader) (err error) {
-		access, err = projectAccessOf(ctx, rd, r.PathValue("projectId"))
-		return err
-	})
+	access, err := s.projectAccess(r)
 	if err != nil {
 		return err
 	}
@@ -185,16 +180,21 @@ func (s *Server) handleProjectUsers(w http.ResponseWriter, r *http.Request) erro
 // handleProjectAccess answers the users and groups that hold roles in the
 // project, and the roles there are.
 func (s *Server) handleProjectAccess(w http.ResponseWriter, r *http.Request) error {
-	ctx := r.Context()
-	var access projectAccessJSON
-	err := s.view(ctx, func(rd store.Reader) (err error) {
-		access, err = projectAccessOf(ctx, rd, r.PathValue("projectId"))
-		return err
-	})
+	access, err := s.projectAccess(r)
 	if err != nil {
 		return err
 	}
 	return writeJSON(w, http.StatusOK, access)
+}
+
+// projectAccess reads the access of the project in the path.
+func (s *Server) projectAccess(r *http.Request) (access projectAccessJSON, err error) {
+	ctx := r.Context()
+	err = s.view(ctx, func(rd store.Reader) (err error) {
+		access, err = projectAccessOf(ctx, rd, r.PathValue("projectId"))
+		return err
+	})
+	return access, err
 }
 
 // idRef is an element {"id": n} of the users and groups of access bodies.
