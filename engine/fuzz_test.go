@@ -53,7 +53,7 @@ func FuzzCompileEvaluate(f *testing.F) {
 }
 
 func specDirOrEmpty() string {
-	for _, d := range []string{os.Getenv("SIGNALBOX_SPEC_DIR"), "../../shared/client-specification", "../shared/client-specification"} {
+	for _, d := range []string{os.Getenv("SIGNALBOX_SPEC_DIR"), filepath.Join("testdata", "client-specification")} {
 		if d == "" {
 			continue
 		}

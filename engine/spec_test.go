@@ -12,40 +12,20 @@ import (
 	"github.com/signalbox/signalbox/engine"
 )
 
-// specDir finds the Unleash client specification data: $SIGNALBOX_SPEC_DIR,
-// then shared/client-specification in this directory or any parent (the
-// checkout sits beside shared/), then an npm install of
-// @unleash/client-specification. Not finding it is a test failure, never a
-// skip: the suite is the engine's contract.
+// specDir is the Unleash client specification data: $SIGNALBOX_SPEC_DIR
+// when set (to try another version), else the copy shipped in testdata.
+// Not finding it is a test failure, never a skip: the suite is the
+// engine's contract.
 func specDir(t testing.TB) string {
 	t.Helper()
-	if d := os.Getenv("SIGNALBOX_SPEC_DIR"); d != "" {
-		if _, err := os.Stat(filepath.Join(d, "index.json")); err != nil {
-			t.Fatalf("SIGNALBOX_SPEC_DIR=%s has no index.json: %v", d, err)
-		}
-		return d
+	d := os.Getenv("SIGNALBOX_SPEC_DIR")
+	if d == "" {
+		d = filepath.Join("testdata", "client-specification")
 	}
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
+	if _, err := os.Stat(filepath.Join(d, "index.json")); err != nil {
+		t.Fatalf("client specification data not found in %s: %v", d, err)
 	}
-	for {
-		for _, rel := range []string{
-			"shared/client-specification",
-			"node_modules/@unleash/client-specification/specifications",
-			"test/compat/node_modules/@unleash/client-specification/specifications",
-		} {
-			d := filepath.Join(dir, rel)
-			if _, err := os.Stat(filepath.Join(d, "index.json")); err == nil {
-				return d
-			}
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("client specification not found: set SIGNALBOX_SPEC_DIR, or keep shared/client-specification beside the checkout, or npm install @unleash/client-specification@6.1.0")
-		}
-		dir = parent
-	}
+	return d
 }
 
 type specFile struct {
