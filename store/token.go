@@ -37,9 +37,9 @@ type APIToken struct {
 	// through an API token they created); 0 when unknown, as for tokens
 	// made at start-up. Change requests count the token as that person.
 	CreatedByUserID int
-	ExpiresAt *time.Time
-	CreatedAt time.Time
-	SeenAt    *time.Time
+	ExpiresAt       *time.Time
+	CreatedAt       time.Time
+	SeenAt          *time.Time
 }
 
 // HashSecret returns the hex SHA-256 of a token secret. A fast hash is
