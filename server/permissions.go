@@ -121,8 +121,9 @@ func strongestRootRole(roles ...int) int {
 // projectMemberPerms are what the Member project role grants in its
 // project: reading it and working on its flags (creating, changing and
 // archiving them, their strategies, variants, dependencies, and switching
-// them on and off). Where change requests are required, the same
-// permissions let a Member propose those changes in a change request.
+// them on and off), and creating client and frontend tokens for it. Where
+// change requests are required, the same permissions let a Member propose
+// those changes in a change request.
 var projectMemberPerms = map[Permission]bool{
 	PermRead:                     true,
 	PermCreateFeature:            true,
@@ -134,6 +135,8 @@ var projectMemberPerms = map[Permission]bool{
 	PermDeleteFeatureStrategy:    true,
 	PermUpdateFeatureVariants:    true,
 	PermUpdateFeatureDependency:  true,
+	// Client and frontend tokens for the project (see mayCreateForProjects).
+	PermCreateAPIToken: true,
 }
 
 // projectOwnerPerms are what the Owner project role grants on top of
