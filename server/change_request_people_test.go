@@ -175,6 +175,18 @@ func TestChangeRequestRequirementNeedsAdminToWeaken(t *testing.T) {
 			t.Errorf("%s: event %+v data %s", tt.name, e, e.Data)
 		}
 	}
+
+	// Removing the environment (from the project, or altogether) and
+	// adding it back would drop the requirement too: Admins only.
+	ts.admin("POST", "/api/admin/environments", map[string]any{"name": "staging", "type": "production"}).must(t, http.StatusCreated)
+	ts.as(editor, "POST", "/api/admin/projects/eddies/environments", map[string]any{"environment": "staging"}).must(t, http.StatusOK)
+	ts.as(editor, "PUT", own.config("staging"), onWith(true, 1)).must(t, http.StatusNoContent)
+	mark = auditMark(t, ts)
+	mustForbid(t, ts.as(editor, "DELETE", "/api/admin/projects/eddies/environments/staging", nil), "only an Admin")
+	mustForbid(t, ts.as(editor, "DELETE", "/api/admin/environments/staging", nil), "only an Admin")
+	mustNoAudit(t, ts, mark)
+	ts.as(admin, "DELETE", "/api/admin/projects/eddies/environments/staging", nil).must(t, http.StatusOK)
+	mustOneAudit(t, ts, mark, "project-environment-removed")
 }
 
 // TestChangeRequestProjectRoles checks that project roles take part in
