@@ -54,7 +54,8 @@ import (
 func init() { adminAreas = append(adminAreas, registerChangeRequests) }
 
 // The permissions of reviewing and applying change requests (Unleash's
-// names). Editors and Admins hold them.
+// names). Admins and Editors hold them everywhere, project Owners in their
+// project.
 const (
 	PermApproveChangeRequest Permission = "APPROVE_CHANGE_REQUEST"
 	PermApplyChangeRequest   Permission = "APPLY_CHANGE_REQUEST"
