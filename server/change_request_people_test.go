@@ -46,8 +46,15 @@ func newAdminToken(t *testing.T, ts *testServer, auth, name string) string {
 // counts as proposed by the user who created the token (also through a
 // token that token created), and whoever changed a request cannot review
 // it.
-func TestChangeRequestReviewsArePeople(t *testing.T) {
-	ts := newTestServer(t)
+func TestChangeRequestReviewsArePeople(t *testing.T) { crReviewsArePeople(t, newTestServer(t)) }
+
+// TestChangeRequestReviewsArePeoplePostgres is the same on PostgreSQL,
+// where token creators are kept by the same migration.
+func TestChangeRequestReviewsArePeoplePostgres(t *testing.T) {
+	crReviewsArePeople(t, newPostgresTestServer(t))
+}
+
+func crReviewsArePeople(t *testing.T, ts *testServer) {
 	crFlag(t, ts, "f")
 	crFlag(t, ts, "g")
 	crEnable(t, ts, "production", 1)

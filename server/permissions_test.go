@@ -13,8 +13,13 @@ import (
 // the real routes: each cell runs in a project of its own, in which the
 // principal holds the row's project role, and expects the row's answer.
 // The README's permission table is this table.
-func TestPermissionTable(t *testing.T) {
-	ts := newTestServer(t)
+func TestPermissionTable(t *testing.T) { permissionTable(t, newTestServer(t)) }
+
+// TestPermissionTablePostgres is the table on PostgreSQL. It skips only
+// where pgtest does (no PostgreSQL binaries, outside CI).
+func TestPermissionTablePostgres(t *testing.T) { permissionTable(t, newPostgresTestServer(t)) }
+
+func permissionTable(t *testing.T, ts *testServer) {
 	const y, n = true, false
 	type action struct {
 		name string
