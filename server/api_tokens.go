@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -56,6 +57,47 @@ func mayManageToken(ctx context.Context, tokenType string) error {
 		return noAccess(PermAdmin, "")
 	}
 	return nil
+}
+
+// mayCreateForProjects checks the projects of a new client or frontend
+// token: Admins create them for any projects; others only for projects in
+// which they hold a project role that allows it (Owner or Member), never
+// for all projects (*), which would reach projects, production included,
+// they have no part in.
+func (s *Server) mayCreateForProjects(ctx context.Context, t store.APIToken) error {
+	p := principalFrom(ctx)
+	if p.can(PermAdmin) {
+		return nil
+	}
+	if slices.Contains(t.Projects, "*") || p.User == nil {
+		return apierr.New(apierr.NoAccess,
+			"only an Admin can create a token for all projects (*); name the projects you hold a role in (projects)")
+	}
+	for _, project := range t.Projects {
+		ok, err := s.projectRoleGrants(ctx, p.User.ID, project, PermCreateAPIToken)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return apierr.New(apierr.NoAccess,
+				"you need a role in project %s (Owner or Member) to create a token for it", project)
+		}
+	}
+	return nil
+}
+
+// creatorOf is the user who creates a token through p: the user, or the
+// user who created the admin token p acts through (0 when unknown).
+func creatorOf(p *Principal) int {
+	switch {
+	case p == nil:
+		return 0
+	case p.User != nil:
+		return p.User.ID
+	case p.Token != nil:
+		return p.Token.CreatedByUserID
+	}
+	return 0
 }
 
 // listableTokens are the API tokens a principal may see: never personal
@@ -225,6 +267,10 @@ func (s *Server) handleCreateAPIToken(w http.ResponseWriter, r *http.Request) er
 		if err := mayManageToken(ctx, t.Type); err != nil {
 			return nil, err
 		}
+		if err := s.mayCreateForProjects(ctx, t); err != nil {
+			return nil, err
+		}
+		t.CreatedByUserID = creatorOf(principalFrom(ctx))
 		created, err := tx.CreateAPIToken(ctx, t)
 		if err != nil {
 			return nil, err

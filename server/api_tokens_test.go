@@ -100,7 +100,11 @@ func TestAPITokenPermissions(t *testing.T) {
 	if !strings.Contains(string(res.Body), "ADMIN") {
 		t.Errorf("message should name ADMIN: %s", res.Body)
 	}
-	ts.asSession(editor, "POST", "/api/admin/api-tokens", map[string]any{"type": "client", "tokenName": "fine"}).must(t, http.StatusCreated)
+	// Editors create client tokens for the projects they hold a role in
+	// (here one they created, and so own), not for all projects.
+	mustForbid(t, ts.asSession(editor, "POST", "/api/admin/api-tokens", map[string]any{"type": "client", "tokenName": "all"}), "Admin")
+	ts.asSession(editor, "POST", "/api/admin/projects", map[string]any{"id": "eddies"}).must(t, http.StatusCreated)
+	ts.asSession(editor, "POST", "/api/admin/api-tokens", map[string]any{"type": "client", "tokenName": "fine", "projects": []string{"eddies"}}).must(t, http.StatusCreated)
 	list := ts.asSession(editor, "GET", "/api/admin/api-tokens", nil).must(t, http.StatusOK)
 	if strings.Contains(string(list.Body), `"type":"admin"`) || !strings.Contains(string(list.Body), `"fine"`) {
 		t.Errorf("editors see client tokens, not admin ones: %s", list.Body)

@@ -40,6 +40,42 @@ func checkDirectProjectEdit(ctx context.Context, r store.Reader, project string)
 	return nil
 }
 
+// checkRequirementKept refuses, unless p is an Admin, what would drop the
+// change-request requirement of env in project (every project when
+// project is ""): removing the environment from the project, or deleting
+// it. Otherwise removing and re-adding it would switch the review off,
+// which only Admins may do (see handleSetChangeRequestConfig).
+func checkRequirementKept(ctx context.Context, rd store.Reader, p *Principal, project, env string) error {
+	if p.can(PermAdmin) {
+		return nil
+	}
+	projects := []string{project}
+	if project == "" {
+		all, err := rd.ListProjects(ctx)
+		if err != nil {
+			return err
+		}
+		projects = projects[:0]
+		for _, pr := range all {
+			projects = append(projects, pr.ID)
+		}
+	}
+	for _, pr := range projects {
+		c, err := rd.GetChangeRequestConfig(ctx, pr, env)
+		if apierr.Is(err, apierr.NotFound) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if c.Enabled {
+			return apierr.New(apierr.NoAccess,
+				"change requests are enabled in environment %s of project %s; only an Admin can remove the environment while they are", env, pr)
+		}
+	}
+	return nil
+}
+
 func changeRequestsRequired(project, env string) error {
 	return apierr.New(apierr.NoAccess,
 		"change requests are enabled in environment %s of project %s: propose this change in a change request (POST /api/admin/projects/%s/environments/%s/change-requests)",

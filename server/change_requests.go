@@ -23,9 +23,18 @@ package server
 // Applied, Cancelled and Rejected are final.
 //
 // Who is who: users (by session or personal access token) are compared by
-// user id, API tokens by token id (store.Actor.Key). An admin token is
-// therefore one person: it cannot approve what it proposed, and two
-// different admin tokens can approve each other's requests.
+// user id, API tokens by token id (store.Actor.Key). Reviews are tied to
+// people: API tokens cannot approve or reject at all, and a request
+// proposed through an API token counts as proposed by the user who created
+// the token (store.APIToken.CreatedByUserID), who therefore cannot approve
+// it either. Nobody reviews a request they proposed or changed.
+//
+// Permissions are checked in the request's project: root roles, or the
+// project roles Member (propose) and Owner (propose, approve, apply); see
+// permissions.go. Changing the requirement itself (PUT …/config) needs
+// UPDATE_PROJECT (project Owners, Admins); turning it off or lowering the
+// approvals it needs is for Admins only, so that no single project member
+// can switch the review off, edit, and switch it back on.
 
 import (
 	"context"
@@ -45,7 +54,8 @@ import (
 func init() { adminAreas = append(adminAreas, registerChangeRequests) }
 
 // The permissions of reviewing and applying change requests (Unleash's
-// names). Editors and Admins hold them.
+// names). Admins and Editors hold them everywhere, project Owners in their
+// project.
 const (
 	PermApproveChangeRequest Permission = "APPROVE_CHANGE_REQUEST"
 	PermApplyChangeRequest   Permission = "APPLY_CHANGE_REQUEST"
@@ -75,7 +85,7 @@ func registerChangeRequests(s *Server, m mux) {
 	m.admin("GET "+crOnePath, PermRead, s.handleGetChangeRequest)
 	m.admin("DELETE "+crOnePath, PermUpdateFeature, s.handleDeleteChangeRequest)
 	m.admin("PUT "+crOnePath+"/state", PermUpdateFeature, s.handleChangeRequestState)
-	m.admin("POST "+crOnePath+"/comments", PermRead, s.handleAddComment)
+	m.admin("POST "+crOnePath+"/comments", PermUpdateFeature, s.handleAddComment)
 	m.admin("PUT "+crOnePath+"/changes/{changeId}", PermUpdateFeature, s.handleEditChange)
 	m.admin("DELETE "+crOnePath+"/changes/{changeId}", PermUpdateFeature, s.handleDiscardChange)
 }
@@ -94,7 +104,8 @@ func actorOf(p *Principal) store.Actor {
 	case p != nil && p.User != nil:
 		return store.Actor{Key: "user:" + strconv.Itoa(p.User.ID), Name: p.Name(), UserID: p.User.ID}
 	case p != nil && p.Token != nil:
-		return store.Actor{Key: "token:" + strconv.FormatInt(p.Token.ID, 10), Name: p.Name()}
+		// UserID is the person behind the token, when known.
+		return store.Actor{Key: "token:" + strconv.FormatInt(p.Token.ID, 10), Name: p.Name(), UserID: p.Token.CreatedByUserID}
 	}
 	return store.Actor{Key: "unknown", Name: p.Name()}
 }
@@ -178,6 +189,10 @@ func (s *Server) handleSetChangeRequestConfig(w http.ResponseWriter, r *http.Req
 		if after == before {
 			return nil, nil
 		}
+		if weakens(before, after) && !principalFrom(ctx).can(PermAdmin) {
+			return nil, apierr.New(apierr.NoAccess,
+				"only an Admin can turn change requests off or lower the approvals they need (environment %s of project %s)", e.Name, project)
+		}
 		if _, err := tx.SetChangeRequestConfig(ctx, after); err != nil {
 			return nil, err
 		}
@@ -190,6 +205,16 @@ func (s *Server) handleSetChangeRequestConfig(w http.ResponseWriter, r *http.Req
 	}
 	w.WriteHeader(http.StatusNoContent)
 	return nil
+}
+
+// weakens reports whether a configuration change lowers the review that
+// changes need: switching change requests off, or asking fewer approvals
+// while they stay on.
+func weakens(before, after store.ChangeRequestConfig) bool {
+	if !before.Enabled {
+		return false
+	}
+	return !after.Enabled || after.RequiredApprovals < before.RequiredApprovals
 }
 
 // Reading.
@@ -281,7 +306,7 @@ func newCRViewer(ctx context.Context, r store.Reader) *crViewer {
 
 func (v *crViewer) user(a store.Actor) crUserJSON {
 	u := crUserJSON{Username: a.Name}
-	if a.UserID == 0 {
+	if a.UserID == 0 || !strings.HasPrefix(a.Key, "user:") { // a token is shown by its name
 		return u
 	}
 	id := a.UserID
@@ -631,14 +656,15 @@ func decodeChangeInputs(w http.ResponseWriter, r *http.Request) ([]changeInput, 
 }
 
 // change checks the input's action and returns it as a change by actor;
-// the principal must hold the action's permission.
-func (in changeInput) change(p *Principal, env string) (store.Change, error) {
+// the principal must hold the action's permission in the request's
+// project, as may reports.
+func (in changeInput) change(p *Principal, may func(Permission) error) (store.Change, error) {
 	a, ok := crActions[in.Action]
 	if !ok {
 		return store.Change{}, apierr.Invalid("action", "action %q is not one of %s", in.Action, crActionNames)
 	}
-	if !p.can(a.perm) {
-		return store.Change{}, noAccess(a.perm, env)
+	if err := may(a.perm); err != nil {
+		return store.Change{}, err
 	}
 	c := store.Change{Action: in.Action, CreatedBy: actorOf(p)}
 	if a.flag {
@@ -724,9 +750,10 @@ func (s *Server) handleAddChanges(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
+	may := func(perm Permission) error { return s.allowedIn(ctx, p, project, env, perm) }
 	changes := make([]store.Change, 0, len(inputs))
 	for _, in := range inputs {
-		c, err := in.change(p, env)
+		c, err := in.change(p, may)
 		if err == nil {
 			c.Snapshot, err = s.prepareChange(ctx, draft, c, 0)
 		}
@@ -841,7 +868,8 @@ func (s *Server) handleEditChange(w http.ResponseWriter, r *http.Request) error 
 	if in.Feature == "" {
 		in.Feature = old.Feature
 	}
-	c, err := in.change(principalFrom(ctx), cr.Environment)
+	p := principalFrom(ctx)
+	c, err := in.change(p, func(perm Permission) error { return s.allowedIn(ctx, p, cr.Project, cr.Environment, perm) })
 	if err != nil {
 		return err
 	}
@@ -955,7 +983,8 @@ func (s *Server) handleAddComment(w http.ResponseWriter, r *http.Request) error 
 	ctx := r.Context()
 	var out crCommentJSON
 	err = s.change(ctx, func(tx store.Tx) ([]store.Event, error) {
-		if _, err := projectChangeRequest(ctx, tx, r.PathValue("projectId"), id); err != nil {
+		cr, err := projectChangeRequest(ctx, tx, r.PathValue("projectId"), id)
+		if err != nil {
 			return nil, err
 		}
 		c, err := tx.AddComment(ctx, id, store.Comment{Text: in.Text, By: actorOf(principalFrom(ctx))})
@@ -963,12 +992,18 @@ func (s *Server) handleAddComment(w http.ResponseWriter, r *http.Request) error 
 			return nil, err
 		}
 		out = crCommentJSON{ID: c.ID, Text: c.Text, CreatedBy: newCRViewer(ctx, tx).user(c.By), CreatedAt: c.CreatedAt}
-		return nil, nil // comments are not audited: the seed has no event for them
+		return []store.Event{commentEvent(cr, c)}, nil
 	})
 	if err != nil {
 		return err
 	}
 	return writeJSON(w, http.StatusCreated, out)
+}
+
+// commentEvent records a comment on cr.
+func commentEvent(cr store.ChangeRequest, c store.Comment) store.Event {
+	return store.Event{Type: "change-request-comment-added", Project: cr.Project, Environment: cr.Environment,
+		Data: eventData(map[string]any{"changeRequestId": cr.ID, "commentId": c.ID, "text": c.Text})}
 }
 
 // State.
@@ -1004,8 +1039,12 @@ func (s *Server) handleChangeRequestState(w http.ResponseWriter, r *http.Request
 			return nil, err
 		}
 		if strings.TrimSpace(in.Comment) != "" {
-			if _, err := tx.AddComment(ctx, id, store.Comment{Text: in.Comment, By: actorOf(principalFrom(ctx))}); err != nil {
+			c, err := tx.AddComment(ctx, id, store.Comment{Text: in.Comment, By: actorOf(principalFrom(ctx))})
+			if err != nil {
 				return nil, err
+			}
+			if len(events) == 0 { // otherwise the transition's event records it
+				events = []store.Event{commentEvent(cr, c)}
 			}
 		}
 		return events, nil
@@ -1033,13 +1072,14 @@ func (s *Server) transition(ctx context.Context, tx store.Tx, cr store.ChangeReq
 		return []store.Event{crEvent(typ, updated, &before)}, nil
 	}
 	reviewer := func(perm Permission) error {
-		if !p.can(perm) {
-			return noAccess(perm, cr.Environment)
+		if p.User == nil {
+			return apierr.New(apierr.NoAccess, "API tokens cannot approve or reject change requests: a review must come from a person; "+
+				"sign in, or use a personal access token")
 		}
-		if actorOf(p).Key == cr.CreatedBy.Key {
-			return apierr.New(apierr.NoAccess, "the author of change request %d cannot review it; another user must", cr.ID)
+		if err := s.allowedIn(ctx, p, cr.Project, cr.Environment, perm); err != nil {
+			return err
 		}
-		return nil
+		return notOwnWork(actorOf(p), cr)
 	}
 	switch in.State {
 	case store.ChangeRequestDraft:
@@ -1104,16 +1144,16 @@ func (s *Server) transition(ctx context.Context, tx store.Tx, cr store.ChangeReq
 		if from != store.ChangeRequestApproved && from != store.ChangeRequestScheduled {
 			return refuse()
 		}
-		if !p.can(PermApplyChangeRequest) {
-			return nil, noAccess(PermApplyChangeRequest, cr.Environment)
+		if err := s.allowedIn(ctx, p, cr.Project, cr.Environment, PermApplyChangeRequest); err != nil {
+			return nil, err
 		}
 		return s.applyChangeRequest(ctx, tx, cr)
 	case store.ChangeRequestScheduled:
 		if from != store.ChangeRequestApproved && from != store.ChangeRequestScheduled {
 			return refuse()
 		}
-		if !p.can(PermApplyChangeRequest) {
-			return nil, noAccess(PermApplyChangeRequest, cr.Environment)
+		if err := s.allowedIn(ctx, p, cr.Project, cr.Environment, PermApplyChangeRequest); err != nil {
+			return nil, err
 		}
 		if in.ScheduledAt == nil {
 			return nil, apierr.Invalid("scheduledAt", "scheduledAt, when to apply the change request, is required")
@@ -1126,6 +1166,25 @@ func (s *Server) transition(ctx context.Context, tx store.Tx, cr store.ChangeReq
 		return save("change-request-scheduled")
 	}
 	return nil, apierr.Invalid("state", "state must be one of Draft, In review, Approved, Cancelled, Applied, Rejected, Scheduled; not %q", in.State)
+}
+
+// notOwnWork refuses a review of cr by me when I proposed it, or changed
+// any of its changes (Admins may edit others' requests), or when it was
+// proposed through an API token I created.
+func notOwnWork(me store.Actor, cr store.ChangeRequest) error {
+	if me.Key == cr.CreatedBy.Key {
+		return apierr.New(apierr.NoAccess, "the author of change request %d cannot review it; another user must", cr.ID)
+	}
+	if me.UserID != 0 && cr.CreatedBy.UserID == me.UserID {
+		return apierr.New(apierr.NoAccess, "change request %d was proposed through the API token %q, which you created, "+
+			"so it counts as yours; another user must review it", cr.ID, cr.CreatedBy.Name)
+	}
+	for _, c := range cr.Changes {
+		if c.CreatedBy.Key == me.Key || (me.UserID != 0 && c.CreatedBy.UserID == me.UserID) {
+			return apierr.New(apierr.NoAccess, "you made change %d of change request %d, so you cannot review it; another user must", c.ID, cr.ID)
+		}
+	}
+	return nil
 }
 
 // applyChangeRequest applies every change of cr, oldest first, in the

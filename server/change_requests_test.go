@@ -776,13 +776,20 @@ func TestChangeRequestErrors(t *testing.T) {
 	}
 	mustNoAudit(t, ts, mark)
 
-	// Comments are answered and listed, and record no event.
+	// Taking part in a request needs the permission to: a Viewer cannot
+	// comment. Comments are answered, listed, and audited.
+	mustErrorRecord(t, ts.asSession(viewer, "POST", crBase+"/"+id+"/comments", map[string]any{"text": "why?"}), 403, "NoAccessError", "")
+	mustNoAudit(t, ts, mark)
 	var c crCommentJSON
-	ts.asSession(viewer, "POST", crBase+"/"+id+"/comments", map[string]any{"text": "why?"}).must(t, http.StatusCreated).Decode(t, &c)
-	if c.Text != "why?" || c.CreatedBy.Username != "vera-viewer" || c.CreatedBy.ID == nil || c.ID == 0 {
+	ts.asSession(editor, "POST", crBase+"/"+id+"/comments", map[string]any{"text": "why?"}).must(t, http.StatusCreated).Decode(t, &c)
+	if c.Text != "why?" || c.CreatedBy.Username != "eddie" || c.CreatedBy.ID == nil || c.ID == 0 {
 		t.Errorf("comment %+v", c)
 	}
-	mustNoAudit(t, ts, mark)
+	if e := mustOneAudit(t, ts, mark, "change-request-comment-added"); e.CreatedBy != "eddie" || e.Project != "default" ||
+		e.Environment != "production" || !sameJSONValue(e.Data, json.RawMessage(`{"changeRequestId":`+id+`,"commentId":`+strconv.Itoa(c.ID)+`,"text":"why?"}`)) {
+		t.Errorf("comment event %+v: %s", e, e.Data)
+	}
+	mark = auditMark(t, ts)
 	if got := crDecode(t, ts.admin("GET", crBase+"/"+id, nil).must(t, http.StatusOK)); len(got.Comments) != 1 {
 		t.Errorf("comments %+v", got.Comments)
 	}
@@ -810,6 +817,7 @@ func TestChangeRequestScheduler(t *testing.T) {
 	target := crStrategy(t, ts, "g", "production", map[string]any{"name": "default"})
 	crEnable(t, ts, "production", 1)
 	bob := crUser(t, ts, "bob", "Admin")
+	carol := crUser(t, ts, "carol", "Admin")
 
 	approved := func(change map[string]any, as string) int {
 		t.Helper()
@@ -821,7 +829,7 @@ func TestChangeRequestScheduler(t *testing.T) {
 		} else {
 			cr = crDecode(t, ts.asSession(as, "POST", crProd, change).must(t, http.StatusOK))
 			crState(t, ts, cr.ID, as, map[string]any{"state": "In review"}).must(t, http.StatusOK)
-			crState(t, ts, cr.ID, testAdminToken, map[string]any{"state": "Approved"}).must(t, http.StatusOK)
+			crState(t, ts, cr.ID, carol, map[string]any{"state": "Approved"}).must(t, http.StatusOK)
 		}
 		return cr.ID
 	}
@@ -916,7 +924,7 @@ func TestChangeRequestScheduler(t *testing.T) {
 	if got := crDecode(t, ts.admin("GET", crBase+"/"+strconv.Itoa(doomed), nil).must(t, http.StatusOK)); got.Schedule.Status != "pending" {
 		t.Errorf("rescheduled: %+v", got.Schedule)
 	}
-	crState(t, ts, doomed, testAdminToken, map[string]any{"state": "Rejected"}).must(t, http.StatusOK)
+	crState(t, ts, doomed, carol, map[string]any{"state": "Rejected"}).must(t, http.StatusOK)
 }
 
 // FuzzChangeRequestBody posts arbitrary bodies as changes: nothing may

@@ -248,6 +248,9 @@ func (s *Server) handleDeleteEnvironment(w http.ResponseWriter, r *http.Request)
 		if e.Protected {
 			return nil, apierr.New(apierr.BadData, "environment %q is protected and cannot be deleted", name)
 		}
+		if err := checkRequirementKept(ctx, tx, principalFrom(ctx), "", name); err != nil {
+			return nil, err
+		}
 		tokens, err := tx.ListAPITokens(ctx, store.APITokenFilter{})
 		if err != nil {
 			return nil, err
@@ -388,6 +391,9 @@ func (s *Server) handleRemoveProjectEnvironment(w http.ResponseWriter, r *http.R
 		}
 		if len(list) == 1 {
 			return nil, apierr.New(apierr.BadData, "environment %q is the last one of project %q; a project needs at least one environment", env, project)
+		}
+		if err := checkRequirementKept(ctx, tx, principalFrom(ctx), project, env); err != nil {
+			return nil, err
 		}
 		if err := tx.DeleteProjectEnvironment(ctx, project, env); err != nil {
 			return nil, err

@@ -353,4 +353,6 @@ var eventTypeNames = []string{
 	"default-strategy-updated", "segment-import", "incoming-webhook-created", "incoming-webhook-updated",
 	"incoming-webhook-deleted", "incoming-webhook-token-created", "incoming-webhook-token-updated",
 	"incoming-webhook-token-deleted",
+	// Ours: comments on change requests are audited too.
+	"change-request-comment-added",
 }

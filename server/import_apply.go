@@ -408,10 +408,22 @@ func (im *importer) checkDependencies() error {
 }
 
 // importCan reports whether the caller may do what perm names when
-// importing into project. Permissions are root-level for now; project roles
-// can refine this in one place.
-func importCan(p *Principal, _ string, perm Permission) bool {
-	return p != nil && p.can(perm)
+// importing into project: at root level, or through a project role the
+// user holds there.
+func importCan(ctx context.Context, rd store.Reader, p *Principal, project string, perm Permission) (bool, error) {
+	switch {
+	case p == nil:
+		return false, nil
+	case p.can(perm):
+		return true, nil
+	case p.User == nil:
+		return false, nil
+	}
+	grants, err := rd.UserProjectRoles(ctx, p.User.ID, project)
+	if err != nil {
+		return false, err
+	}
+	return slices.ContainsFunc(grants, func(g store.ProjectAccess) bool { return projectRoleAllows(g.RoleID, perm) }), nil
 }
 
 // checkPermissions lists the permissions the import needs that the caller
@@ -452,7 +464,14 @@ func (im *importer) checkPermissions() error {
 	}
 	for _, perm := range []Permission{PermCreateFeature, PermUpdateFeature, PermCreateFeatureStrategy, PermDeleteFeatureStrategy,
 		PermUpdateFeatureVariants, PermUpdateFeatureEnvironment, PermUpdateFeatureDependency, PermCreateContextField, PermCreateTagType} {
-		if len(need[perm]) > 0 && !importCan(im.caller, im.project.ID, perm) {
+		if len(need[perm]) == 0 {
+			continue
+		}
+		ok, err := importCan(im.ctx, im.tx, im.caller, im.project.ID, perm)
+		if err != nil {
+			return err
+		}
+		if !ok {
 			im.permissions.add("You need permission "+string(perm)+" for these items:", need[perm]...)
 		}
 	}
@@ -617,6 +636,11 @@ func (im *importer) apply() ([]store.Event, error) {
 		events = append(events, e)
 		names = append(names, f.Name)
 	}
+	if len(names) == 0 && len(events) == 0 {
+		// Nothing was imported: no event, so the revision (and every SDK's
+		// cached answer) stays.
+		return nil, nil
+	}
 	return append(events, store.Event{Type: "features-imported", Project: im.project.ID, Environment: im.env.Name,
 		Data: eventData(map[string]any{"project": im.project.ID, "environment": im.env.Name, "features": names})}), nil
 }
@@ -747,6 +771,25 @@ func (s *Server) handleValidateImport(w http.ResponseWriter, r *http.Request) er
 	return writeJSON(w, http.StatusOK, report)
 }
 
+// mayImportInto refuses an import into project by a caller who may not
+// change its flags (UPDATE_FEATURE there). An unknown project is left to
+// the import, which answers 404.
+func (s *Server) mayImportInto(ctx context.Context, project string) error {
+	p := principalFrom(ctx)
+	var ok bool
+	err := s.view(ctx, func(rd store.Reader) (err error) {
+		ok, err = importCan(ctx, rd, p, project, PermUpdateFeature)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return apierr.New(apierr.NoAccess, "you need permission %s in project %s to import into it", PermUpdateFeature, project)
+	}
+	return nil
+}
+
 // handleImport imports a document in one transaction: 400 when validation
 // finds errors, 403 when the caller lacks a permission the import needs,
 // 200 without a body when done.
@@ -756,6 +799,11 @@ func (s *Server) handleImport(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	ctx := r.Context()
+	// Importing is changing the project's flags: who may not do that is
+	// refused before anything is looked at, even for an empty document.
+	if err := s.mayImportInto(ctx, req.Project); err != nil {
+		return err
+	}
 	return s.answerEmptyOK(w, s.change(ctx, func(tx store.Tx) ([]store.Event, error) {
 		report, events, err := runImport(ctx, tx, req, doc)
 		switch {

@@ -30,9 +30,11 @@ const featuresBatchPath = "/api/admin/features-batch"
 func registerImportExport(s *Server, m mux) {
 	m.admin("POST "+featuresBatchPath+"/export", PermRead, s.handleExport)
 	m.admin("POST "+featuresBatchPath+"/validate", PermRead, s.handleValidateImport)
-	// The permissions an import needs depend on the document (creating
-	// flags, context fields, tag types, …); the handler checks them and
-	// answers 403 naming what is missing, as validate lists it.
+	// The permissions an import needs depend on the project in the body
+	// and on the document (creating flags, context fields, tag types, …):
+	// the handler first requires UPDATE_FEATURE in the project (root or
+	// project role), then answers 403 naming what else is missing, as
+	// validate lists it.
 	m.admin("POST "+featuresBatchPath+"/import", PermRead, s.handleImport)
 }
 

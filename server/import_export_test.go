@@ -544,3 +544,39 @@ func TestImportWithChangeRequests(t *testing.T) {
 	body["environment"] = "production"
 	ts.admin("POST", featuresBatchPath+"/import", body).must(t, http.StatusOK)
 }
+
+// TestEmptyImport checks that importing is refused to whoever may not
+// change the project's flags before anything else, even for a document
+// with nothing in it, and that an empty import by someone who may records
+// nothing: no event, so the revision SDKs cache by stays.
+func TestEmptyImport(t *testing.T) {
+	ts := newTestServer(t)
+	empty := map[string]any{"project": "default", "environment": "development",
+		"data": map[string]any{"features": []any{}, "featureStrategies": []any{}}}
+	viewer := viewerSession(t, ts)
+	mark := auditMark(t, ts)
+	mustForbid(t, ts.asSession(viewer, "POST", featuresBatchPath+"/import", empty), "UPDATE_FEATURE", "default")
+	ts.admin("POST", featuresBatchPath+"/import", empty).must(t, http.StatusOK)
+	mustNoAudit(t, ts, mark)
+	if rev := auditMark(t, ts); rev != mark {
+		t.Errorf("revision moved from %d to %d", mark, rev)
+	}
+
+	// A project Member (a Viewer at root level) imports into that project.
+	ts.admin("POST", "/api/admin/projects", map[string]any{"id": "team"}).must(t, http.StatusCreated)
+	id := createTestUser(t, ts, "mona", "Viewer", strongPassword)
+	mona := signIn(t, ts, "mona", strongPassword)
+	ts.admin("POST", "/api/admin/projects/team/access", map[string]any{"roles": []int{store.RoleMember}, "users": []map[string]int{{"id": id}}}).
+		must(t, http.StatusOK)
+	one := map[string]any{"project": "team", "environment": "development",
+		"data": map[string]any{"features": []map[string]any{{"name": "imported-by-member", "project": "team"}}, "featureStrategies": []any{}}}
+	mustForbid(t, ts.asSession(viewer, "POST", featuresBatchPath+"/import", one), "UPDATE_FEATURE", "team")
+	mark = auditMark(t, ts)
+	ts.asSession(mona, "POST", featuresBatchPath+"/import", one).must(t, http.StatusOK)
+	if got := eventTypes(t, ts, mark); !slices.Equal(got, []string{"feature-import", "features-imported"}) {
+		t.Errorf("events %v", got)
+	}
+	// …but not into another project.
+	one["project"] = "default"
+	mustForbid(t, ts.asSession(mona, "POST", featuresBatchPath+"/import", one), "UPDATE_FEATURE", "default")
+}

@@ -1,6 +1,11 @@
 package server
 
-import "github.com/signalbox/signalbox/store"
+import (
+	"context"
+
+	"github.com/signalbox/signalbox/internal/apierr"
+	"github.com/signalbox/signalbox/store"
+)
 
 // Permission names an action on the admin API. The names are Unleash's, so
 // messages and role definitions read the same to its users.
@@ -56,15 +61,25 @@ const (
 	PermProjectGroupAccessWrite Permission = "PROJECT_GROUP_ACCESS_WRITE"
 )
 
-// editorDenied are the permissions an Editor lacks: administering users,
-// roles, admin tokens and instance settings stays with Admins.
+// editorDenied are the permissions an Editor lacks at root level:
+// administering users, roles, admin tokens and instance settings stays
+// with Admins, and administering a project (its settings, environments,
+// change-request requirement, who has access, deleting it) with its Owners
+// and Admins. An Editor who creates a project becomes its Owner
+// (ownerOfNewProject), so Editors manage the projects they own, as in
+// Unleash.
 var editorDenied = map[Permission]bool{
-	PermAdmin: true,
+	PermAdmin:                   true,
+	PermUpdateProject:           true,
+	PermDeleteProject:           true,
+	PermProjectUserAccessWrite:  true,
+	PermProjectGroupAccessWrite: true,
 }
 
 // rootRoleAllows reports whether a root role grants perm. Admin grants
-// everything; Editor everything but administration; Viewer only reading.
-// Project roles (Owner, Member) grant nothing at root level.
+// everything; Editor everything but administration of the instance and of
+// projects; Viewer only reading. Project roles (Owner, Member) grant
+// nothing at root level.
 func rootRoleAllows(role int, perm Permission) bool {
 	switch role {
 	case store.RoleAdmin:
@@ -106,7 +121,9 @@ func strongestRootRole(roles ...int) int {
 // projectMemberPerms are what the Member project role grants in its
 // project: reading it and working on its flags (creating, changing and
 // archiving them, their strategies, variants, dependencies, and switching
-// them on and off).
+// them on and off), and creating client and frontend tokens for it. Where
+// change requests are required, the same permissions let a Member propose
+// those changes in a change request.
 var projectMemberPerms = map[Permission]bool{
 	PermRead:                     true,
 	PermCreateFeature:            true,
@@ -118,12 +135,15 @@ var projectMemberPerms = map[Permission]bool{
 	PermDeleteFeatureStrategy:    true,
 	PermUpdateFeatureVariants:    true,
 	PermUpdateFeatureDependency:  true,
+	// Client and frontend tokens for the project (see mayCreateForProjects).
+	PermCreateAPIToken: true,
 }
 
 // projectOwnerPerms are what the Owner project role grants on top of
-// Member's: changing and deleting the project itself (its settings and
-// environments), managing who has access to it, and reviewing and
-// applying its change requests.
+// Member's: changing and deleting the project itself (its settings,
+// environments and change-request requirement; turning the requirement off
+// or lowering its approvals stays with Admins), managing who has access to
+// it, and reviewing and applying its change requests.
 var projectOwnerPerms = map[Permission]bool{
 	PermApproveChangeRequest:    true,
 	PermApplyChangeRequest:      true,
@@ -150,4 +170,48 @@ func projectRoleAllows(role int, perm Permission) bool {
 var RootRoleNames = map[int]string{
 	store.RoleAdmin: "Admin", store.RoleEditor: "Editor", store.RoleViewer: "Viewer",
 	store.RoleOwner: "Owner", store.RoleMember: "Member",
+}
+
+// allowedIn checks that p holds perm in project (env, when not empty, only
+// names the environment in the message): at root level, or through a
+// project role the user holds there, directly or through a group. It is
+// authorize for checks inside handlers, where the project comes from the
+// data rather than the path.
+func (s *Server) allowedIn(ctx context.Context, p *Principal, project, env string, perm Permission) error {
+	if p == nil {
+		return noAccess(perm, env)
+	}
+	if p.can(perm) {
+		return nil
+	}
+	if p.User == nil || project == "" {
+		return noAccess(perm, env)
+	}
+	ok, err := s.projectRoleGrants(ctx, p.User.ID, project, perm)
+	if err != nil || ok {
+		return err
+	}
+	if env != "" {
+		return apierr.New(apierr.NoAccess, "you need permission %s in environment %s of project %s to do this", perm, env, project)
+	}
+	return apierr.New(apierr.NoAccess, "you need permission %s in project %s to do this", perm, project)
+}
+
+// projectRoleGrants reports whether user holds a project role in project
+// that grants perm.
+func (s *Server) projectRoleGrants(ctx context.Context, user int, project string, perm Permission) (bool, error) {
+	var grants []store.ProjectAccess
+	err := s.view(ctx, func(rd store.Reader) (err error) {
+		grants, err = rd.UserProjectRoles(ctx, user, project)
+		return err
+	})
+	if apierr.Is(err, apierr.NotFound) {
+		return false, nil
+	}
+	for _, g := range grants {
+		if projectRoleAllows(g.RoleID, perm) {
+			return true, err
+		}
+	}
+	return false, err
 }

@@ -43,7 +43,9 @@ type Actor struct {
 	Key string
 	// Name is the username, e-mail or token name shown to people.
 	Name string
-	// UserID is 0 when the actor is not a user.
+	// UserID is the person behind the actor: the user, or for an API
+	// token the user who created it; 0 when there is none or it is
+	// unknown.
 	UserID int
 }
 

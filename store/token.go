@@ -32,10 +32,14 @@ type APIToken struct {
 	// Environment the token is bound to; "*" for admin tokens.
 	Environment string
 	// UserID is the owner of a personal access token, 0 otherwise.
-	UserID    int
-	ExpiresAt *time.Time
-	CreatedAt time.Time
-	SeenAt    *time.Time
+	UserID int
+	// CreatedByUserID is the user who created the token (directly, or
+	// through an API token they created); 0 when unknown, as for tokens
+	// made at start-up. Change requests count the token as that person.
+	CreatedByUserID int
+	ExpiresAt       *time.Time
+	CreatedAt       time.Time
+	SeenAt          *time.Time
 }
 
 // HashSecret returns the hex SHA-256 of a token secret. A fast hash is
@@ -67,7 +71,7 @@ type APITokenReader interface {
 type APITokenWriter interface {
 	// CreateAPIToken stores t and returns it with its new ID; a zero
 	// CreatedAt is set to now. NameExists if the hash is taken; NotFound if
-	// UserID names no user.
+	// UserID or CreatedByUserID names no user.
 	CreateAPIToken(ctx context.Context, t APIToken) (APIToken, error)
 	// UpdateAPIToken replaces TokenName and ExpiresAt. NotFound if absent.
 	UpdateAPIToken(ctx context.Context, t APIToken) (APIToken, error)

@@ -10,14 +10,15 @@ import (
 	"github.com/signalbox/signalbox/store"
 )
 
-const apiTokenCols = `id, secret_hash, prefix, token_name, type, projects, environment, user_id, expires_at, created_at, seen_at`
+const apiTokenCols = `id, secret_hash, prefix, token_name, type, projects, environment, user_id, expires_at, created_at, seen_at, created_by_user_id`
 
 func scanAPIToken(r scanner) (store.APIToken, error) {
 	var tok store.APIToken
-	var userID sql.NullInt64
+	var userID, createdBy sql.NullInt64
 	err := r.Scan(&tok.ID, &tok.SecretHash, &tok.Prefix, &tok.TokenName, &tok.Type, jsonCol{&tok.Projects},
-		&tok.Environment, &userID, nullTimeCol{&tok.ExpiresAt}, timeCol{&tok.CreatedAt}, nullTimeCol{&tok.SeenAt})
+		&tok.Environment, &userID, nullTimeCol{&tok.ExpiresAt}, timeCol{&tok.CreatedAt}, nullTimeCol{&tok.SeenAt}, &createdBy)
 	tok.UserID = int(userID.Int64)
+	tok.CreatedByUserID = int(createdBy.Int64)
 	tok.Projects = nonNil(tok.Projects)
 	return tok, err
 }
@@ -56,10 +57,14 @@ func (t *tx) CreateAPIToken(ctx context.Context, tok store.APIToken) (store.APIT
 	}
 	err = t.write(ctx, func() error {
 		err := t.queryRow(ctx, `INSERT INTO api_tokens (secret_hash, prefix, token_name, type, projects, environment,
-			user_id, expires_at, created_at, seen_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+			user_id, expires_at, created_at, seen_at, created_by_user_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
 			tok.SecretHash, tok.Prefix, tok.TokenName, tok.Type, projects, tok.Environment, nullIfZero(tok.UserID),
-			timePtrArg(tok.ExpiresAt), timeArg(tok.CreatedAt), timePtrArg(tok.SeenAt)).Scan(&tok.ID)
-		return adapt(err, fmt.Sprintf("API token %q", tok.Prefix), apierr.New(apierr.NotFound, "user %d not found", tok.UserID))
+			timePtrArg(tok.ExpiresAt), timeArg(tok.CreatedAt), timePtrArg(tok.SeenAt), nullIfZero(tok.CreatedByUserID)).Scan(&tok.ID)
+		missing := tok.UserID
+		if missing == 0 {
+			missing = tok.CreatedByUserID
+		}
+		return adapt(err, fmt.Sprintf("API token %q", tok.Prefix), apierr.New(apierr.NotFound, "user %d not found", missing))
 	})
 	if err != nil {
 		return store.APIToken{}, err

@@ -101,7 +101,19 @@ func testAPITokens(t *testing.T, s store.Store) {
 		}
 		_, err = tx.CreateAPIToken(ctx, store.APIToken{SecretHash: "h-pat", TokenName: "mine", Type: store.TokenAdmin,
 			Projects: []string{"*"}, Environment: "*", UserID: u.ID})
-		return err
+		if err != nil {
+			return err
+		}
+		// The user who created a token is kept with it.
+		made, err := tx.CreateAPIToken(ctx, store.APIToken{SecretHash: "h-made", TokenName: "automation", Type: store.TokenAdmin,
+			Projects: []string{"*"}, Environment: "*", CreatedByUserID: u.ID})
+		if err != nil {
+			return err
+		}
+		if again, err := tx.GetAPIToken(ctx, made.ID); err != nil || again.CreatedByUserID != u.ID || again.UserID != 0 {
+			t.Errorf("token created by user %d: %+v, %v", u.ID, again, err)
+		}
+		return tx.DeleteAPIToken(ctx, made.ID)
 	})
 	diff(t, "by hash", client, get(t, s, func(ctx context.Context, r store.Reader) (store.APIToken, error) {
 		return r.GetAPITokenByHash(ctx, client.SecretHash)
@@ -141,6 +153,10 @@ func testAPITokens(t *testing.T, s store.Store) {
 		}, apierr.NameExists},
 		{"unknown owner", func(ctx context.Context, tx store.Tx) error {
 			_, err := tx.CreateAPIToken(ctx, store.APIToken{SecretHash: "h2", TokenName: "x", Type: store.TokenAdmin, UserID: 9999})
+			return err
+		}, apierr.NotFound},
+		{"unknown creator", func(ctx context.Context, tx store.Tx) error {
+			_, err := tx.CreateAPIToken(ctx, store.APIToken{SecretHash: "h3", TokenName: "x", Type: store.TokenAdmin, CreatedByUserID: 9999})
 			return err
 		}, apierr.NotFound},
 		{"update missing", func(ctx context.Context, tx store.Tx) error {
