@@ -26,7 +26,7 @@ const (
 func (p *Proxy) route(w http.ResponseWriter, r *http.Request) {
 	st := p.state.Load()
 	if st == nil {
-		notReady(w)
+		writeText(w, http.StatusServiceUnavailable, p.notReadyText())
 		return
 	}
 	path, ok := p.relativePath(r.URL.Path)
