@@ -76,6 +76,12 @@ func newCORS(o CORS) *corsPolicy {
 	}
 }
 
+// CORSMiddleware is the proxy's CORS policy for o (zero fields take the
+// proxy's defaults) as middleware. The server's frontend API uses it, so
+// that browser SDKs get the same CORS answers from the server and the
+// proxy.
+func CORSMiddleware(o CORS) func(http.Handler) http.Handler { return newCORS(o).handler }
+
 var headerAnyOrigin = []string{"*"}
 
 // handler wraps next in the policy. It is the outermost middleware, so
