@@ -91,7 +91,11 @@ func TestFrontendCORSDefault(t *testing.T) {
 // CORS headers. Viewers and Editors cannot change it; bad origins are
 // refused with a validation error.
 func TestFrontendCORSSetting(t *testing.T) {
-	ts := newTestServer(t)
+	t.Run("SQLite", func(t *testing.T) { frontendCORSSettingFlow(t, newTestServer(t)) })
+	t.Run("PostgreSQL", func(t *testing.T) { frontendCORSSettingFlow(t, newPostgresTestServer(t)) })
+}
+
+func frontendCORSSettingFlow(t *testing.T, ts *testServer) {
 	var cfg uiConfig
 	ts.admin("GET", "/api/admin/ui-config", nil).must(t, http.StatusOK).Decode(t, &cfg)
 	if !slices.Equal(cfg.FrontendAPIOrigins, []string{"*"}) || cfg.Version == "" || cfg.UnleashURL == "" {
