@@ -174,12 +174,12 @@ func (p *Proxy) NotReadyReason() string {
 	if p.Ready() {
 		return ""
 	}
-	return p.notReadyText()
+	return p.unavailableText()
 }
 
-// notReadyText is the body of the 503 answered while the proxy is not
+// unavailableText is the body of the 503 answered while the proxy is not
 // ready.
-func (p *Proxy) notReadyText() string {
+func (p *Proxy) unavailableText() string {
 	if r := p.refusal.Load(); r != nil {
 		return "The proxy cannot answer requests: " + *r + ". Check SERVICE_API_TOKEN and SERVICE_URL.\n"
 	}

@@ -26,7 +26,7 @@ const (
 func (p *Proxy) route(w http.ResponseWriter, r *http.Request) {
 	st := p.state.Load()
 	if st == nil {
-		writeText(w, http.StatusServiceUnavailable, p.notReadyText())
+		writeText(w, http.StatusServiceUnavailable, p.unavailableText())
 		return
 	}
 	path, ok := p.relativePath(r.URL.Path)

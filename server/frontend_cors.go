@@ -123,8 +123,9 @@ func validOrigin(o string) bool {
 
 // frontendCORSCache holds the policy in use and the revision it was read at.
 type frontendCORSCache struct {
-	mu  sync.Mutex // serialises reloads
-	cur atomic.Pointer[frontendCORSState]
+	mu     sync.Mutex // serialises reloads
+	cur    atomic.Pointer[frontendCORSState]
+	failed bool // the last reload failed (logged once); under mu
 }
 
 type frontendCORSState struct {
@@ -173,12 +174,16 @@ func (s *Server) frontendCORSPolicy(ctx context.Context) *frontendCORSPolicy {
 	}
 	set, ok, err := s.loadFrontendSettings(ctx)
 	if err != nil {
-		s.log.Warn("cannot read the frontend API's allowed origins; keeping those in use", "err", err)
+		if !c.failed {
+			c.failed = true
+			s.log.Warn("cannot read the frontend API's allowed origins; keeping those in use", "err", err)
+		}
 		if st != nil {
 			return st.policy
 		}
 		return newFrontendCORSPolicy(s.defaultFrontendOrigins())
 	}
+	c.failed = false
 	origins := s.defaultFrontendOrigins()
 	if ok {
 		origins = set.FrontendAPIOrigins
