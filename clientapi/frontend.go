@@ -11,10 +11,13 @@ type ToggleResult struct {
 
 // VariantResult is the variant picked for a context. FeatureEnabled is sent
 // twice, as feature_enabled and featureEnabled, because SDKs read either.
+//
+// The members are in the reference's order (name, payload, enabled, ...),
+// so that answers can be compared and hashed byte for byte.
 type VariantResult struct {
 	Name            string   `json:"name"`
-	Enabled         bool     `json:"enabled"`
 	Payload         *Payload `json:"payload,omitempty"`
+	Enabled         bool     `json:"enabled"`
 	FeatureEnabled  bool     `json:"feature_enabled"`
 	FeatureEnabled2 bool     `json:"featureEnabled"`
 }

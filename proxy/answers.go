@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"net/http"
+	"strings"
 
 	"github.com/signalbox/signalbox/clientapi"
 	"github.com/signalbox/signalbox/engine"
@@ -74,3 +75,36 @@ func (a *Answers) write(w http.ResponseWriter, r *http.Request, ctx *engine.Cont
 // way the proxy's GET /proxy does: the known fields by name,
 // properties[name]=value, and any other parameter as a property.
 func ContextFromQuery(rawQuery string) engine.Context { return contextFromQuery(rawQuery) }
+
+// LookupBody is the JSON body of POST /proxy and of the server's POST
+// /api/frontend: {"context": {...}, "toggles": [...]}. Decode it with
+// encoding/json, then call Parse. Both APIs read bodies through it, so the
+// same body gives the same context on either: unknown top-level context
+// members become properties, numbers and booleans are taken as written,
+// and empty known fields are dropped.
+type LookupBody struct {
+	lookupRequest
+}
+
+// FieldError is a body of the wrong shape: Path names the member
+// ("context.userId"), Message says what it must be.
+type FieldError struct {
+	Path, Message string
+}
+
+func (e *FieldError) Error() string { return e.Path + ": " + e.Message }
+
+// Parse returns the evaluation context and the toggles list (nil when
+// absent, null or empty, which all mean "every enabled flag").
+func (b *LookupBody) Parse() (engine.Context, []string, *FieldError) {
+	ctx, toggles, rerr := b.parse()
+	if rerr != nil {
+		fe := &FieldError{Path: "body", Message: rerr.msg}
+		if len(rerr.validation) > 0 {
+			v := rerr.validation[0]
+			fe.Path, fe.Message = strings.TrimPrefix(v.DataPath, ".body."), v.Message
+		}
+		return engine.Context{}, nil, fe
+	}
+	return ctx, toggles, nil
+}

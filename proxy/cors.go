@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/rs/cors"
@@ -29,7 +30,7 @@ func newCORS(o CORS) *corsPolicy {
 	if len(origins) == 0 {
 		origins = []string{"*"}
 	}
-	methods := o.Methods
+	methods := slices.Clone(o.Methods) // upper-cased below; the caller's stays as it is
 	if len(methods) == 0 {
 		methods = []string{http.MethodGet, http.MethodPost}
 	}
@@ -75,6 +76,12 @@ func newCORS(o CORS) *corsPolicy {
 	}
 }
 
+// CORSMiddleware is the proxy's CORS policy for o (zero fields take the
+// proxy's defaults) as middleware. The server's frontend API uses it, so
+// that browser SDKs get the same CORS answers from the server and the
+// proxy.
+func CORSMiddleware(o CORS) func(http.Handler) http.Handler { return newCORS(o).handler }
+
 var headerAnyOrigin = []string{"*"}
 
 // handler wraps next in the policy. It is the outermost middleware, so
@@ -91,7 +98,7 @@ func (p *corsPolicy) handler(next http.Handler) http.Handler {
 	}))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
-			inner.ServeHTTP(&preflightWriter{ResponseWriter: w, methods: p.methods}, r)
+			inner.ServeHTTP(&preflightWriter{ResponseWriter: w, methods: p.methods, exposed: p.exposed}, r)
 			return
 		}
 		if p.anyOrig && len(r.Header["Origin"]) == 0 {
@@ -104,10 +111,13 @@ func (p *corsPolicy) handler(next http.Handler) http.Handler {
 }
 
 // preflightWriter replaces the single echoed method of a passing preflight
-// with the full configured list when the status is written.
+// with the full configured list when the status is written, and adds the
+// exposed headers, which Express's cors sends on preflights too (rs/cors
+// sends them only on actual requests).
 type preflightWriter struct {
 	http.ResponseWriter
 	methods string
+	exposed []string
 	done    bool
 }
 
@@ -129,6 +139,9 @@ func (w *preflightWriter) fix() {
 	h := w.Header()
 	if len(h["Access-Control-Allow-Methods"]) > 0 {
 		h["Access-Control-Allow-Methods"] = []string{w.methods}
+	}
+	if len(h["Access-Control-Allow-Origin"]) > 0 {
+		h["Access-Control-Expose-Headers"] = w.exposed
 	}
 }
 

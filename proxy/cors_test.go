@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"net/http"
+	"strings"
 	"testing"
 )
 
@@ -19,10 +20,11 @@ func TestCORSDefaults(t *testing.T) {
 	resp, body := preflight(t, h, "https://app.example", "authorization,content-type")
 	expectStatus(t, resp, body, http.StatusNoContent)
 	want := map[string]string{
-		"Access-Control-Allow-Origin":  "*",
-		"Access-Control-Allow-Methods": "GET, POST",
-		"Access-Control-Allow-Headers": "authorization,content-type",
-		"Access-Control-Max-Age":       "172800",
+		"Access-Control-Allow-Origin":   "*",
+		"Access-Control-Allow-Methods":  "GET, POST",
+		"Access-Control-Allow-Headers":  "authorization,content-type",
+		"Access-Control-Max-Age":        "172800",
+		"Access-Control-Expose-Headers": "ETag",
 	}
 	for k, v := range want {
 		if got := resp.Header.Get(k); got != v {
@@ -68,6 +70,7 @@ func TestCORSOptions(t *testing.T) {
 		"Access-Control-Allow-Headers":     "authorization",
 		"Access-Control-Allow-Credentials": "true",
 		"Access-Control-Max-Age":           "60",
+		"Access-Control-Expose-Headers":    "ETag, X-Other",
 	} {
 		if got := resp.Header.Get(k); got != v {
 			t.Errorf("preflight %s = %q, want %q", k, got, v)
@@ -75,8 +78,15 @@ func TestCORSOptions(t *testing.T) {
 	}
 	// A header outside cors.allowedHeaders is not allowed.
 	resp, _ = preflight(t, h, "https://b.example", "x-forbidden")
-	if resp.Header.Get("Access-Control-Allow-Origin") != "" {
-		t.Errorf("disallowed header passed the preflight")
+	if resp.Header.Get("Access-Control-Allow-Origin") != "" || resp.Header.Get("Access-Control-Expose-Headers") != "" {
+		t.Errorf("disallowed header passed the preflight: %v", resp.Header)
+	}
+	// A preflight from an unlisted origin gets no CORS headers.
+	resp, _ = preflight(t, h, "https://evil.example", "authorization")
+	for k := range resp.Header {
+		if strings.HasPrefix(k, "Access-Control-") {
+			t.Errorf("unlisted origin's preflight has %s", k)
+		}
 	}
 	// Another origin gets no CORS headers.
 	resp, _ = h.do(t, "GET", "/proxy", "", "Origin", "https://evil.example")

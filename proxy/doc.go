@@ -18,6 +18,15 @@
 // provider kept from an earlier run, or from the bootstrap URL. Upstream
 // answers replace a bootstrap, which replaces a backup; never the reverse.
 //
+// The backup is keyed by the app name and a hash of the upstream URL (with
+// its filters) and the token (BackupKey), so a proxy never serves the
+// backup of another upstream, token or filter. When the upstream refuses
+// the token (401 or 403), the proxy does not serve a backup or bootstrap:
+// it is not ready, and its 503 answers and an error log line say that the
+// token is refused. A configuration that the upstream delivered earlier in
+// the same run stays in use, as SDKs keep theirs, with one error line; the
+// proxy keeps polling and recovers when the token is accepted again.
+//
 // # Choices where the reference leaves room
 //
 //   - Metrics: like the reference, only evaluations through POST /proxy
@@ -28,8 +37,8 @@
 //     twice. End-user context never goes upstream.
 //   - Routing follows Express: paths match case-insensitively and with an
 //     optional trailing slash; a known path with another method is a 404.
-//     /proxy/all checks readiness, then whether it is enabled (501), then
-//     the key.
+//     /proxy/all checks readiness, then the key (401), then whether it is
+//     enabled (501).
 //   - A weak ETag (length and two CRC-32s of the body) is sent with every
 //     JSON answer; If-None-Match yields 304 on GET and HEAD only, as
 //     Express's freshness check does.

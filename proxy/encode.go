@@ -12,10 +12,9 @@ import (
 
 // The toggles answer is built by appending bytes, not by encoding/json:
 // at 5,000 flags the answer is about 277 KB and reflection-based encoding
-// would cost more than evaluating the flags. The output is what
-// encoding/json produces for clientapi.Toggles except that <, > and & are
-// not HTML-escaped, as JSON.stringify leaves them (the fuzz test checks the
-// two decode to the same value).
+// would cost more than evaluating the flags. The output is byte for byte
+// what encoding/json produces for clientapi.Toggles with HTML escaping off
+// (<, > and & are left as JSON.stringify leaves them).
 
 // bufPool recycles answer buffers. Buffers that grew past maxPooledBuf are
 // dropped, so one huge answer does not pin its memory forever.
@@ -97,10 +96,10 @@ func appendToggle(b []byte, r *engine.Result, payloads payloadCache) []byte {
 	b = appendString(b, r.Name)
 	b = append(b, `,"enabled":`...)
 	b = strconv.AppendBool(b, r.Enabled)
+	// The variant's members are in the reference's order: name, payload,
+	// enabled, feature_enabled, featureEnabled.
 	b = append(b, `,"variant":{"name":`...)
 	b = appendString(b, r.Variant.Name)
-	b = append(b, `,"enabled":`...)
-	b = strconv.AppendBool(b, r.Variant.Enabled)
 	if pl := r.Variant.Payload; pl != nil {
 		if enc, ok := payloads[pl]; ok {
 			b = append(b, enc...)
@@ -108,6 +107,8 @@ func appendToggle(b []byte, r *engine.Result, payloads payloadCache) []byte {
 			b = appendPayload(b, pl)
 		}
 	}
+	b = append(b, `,"enabled":`...)
+	b = strconv.AppendBool(b, r.Variant.Enabled)
 	if r.Variant.FeatureEnabled {
 		b = append(b, `,"feature_enabled":true,"featureEnabled":true},"impressionData":`...)
 	} else {

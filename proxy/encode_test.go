@@ -1,17 +1,16 @@
 package proxy
 
 import (
+	"bytes"
 	"encoding/json"
 	"testing"
-
-	"github.com/google/go-cmp/cmp"
 
 	"github.com/signalbox/signalbox/clientapi"
 	"github.com/signalbox/signalbox/engine"
 )
 
-// TestAppendTogglesMatchesEncodingJSON: the hand-written encoder and
-// encoding/json of clientapi.Toggles decode to the same document.
+// TestAppendTogglesMatchesEncodingJSON: the hand-written encoder writes the
+// same bytes as encoding/json of clientapi.Toggles without HTML escaping.
 func TestAppendTogglesMatchesEncodingJSON(t *testing.T) {
 	results := []engine.Result{
 		{Name: "a", Found: true, Enabled: true, ImpressionData: true, Variant: engine.Variant{Name: "disabled", FeatureEnabled: true}},
@@ -32,14 +31,15 @@ func TestAppendTogglesMatchesEncodingJSON(t *testing.T) {
 			Variant: clientapi.VariantResult{Name: r.Variant.Name, Enabled: r.Variant.Enabled, Payload: r.Variant.Payload,
 				FeatureEnabled: r.Variant.FeatureEnabled, FeatureEnabled2: r.Variant.FeatureEnabled}}
 	}
-	wantJSON, _ := json.Marshal(want)
-	var g, w any
-	if err := json.Unmarshal(got, &g); err != nil {
-		t.Fatalf("not JSON: %v\n%s", err, got)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(want); err != nil {
+		t.Fatal(err)
 	}
-	_ = json.Unmarshal(wantJSON, &w)
-	if diff := cmp.Diff(w, g); diff != "" {
-		t.Errorf("(-encoding/json +appendToggles):\n%s", diff)
+	wantJSON := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	if !bytes.Equal(got, wantJSON) {
+		t.Errorf("appendToggles and encoding/json differ:\n got %s\nwant %s", got, wantJSON)
 	}
 	if string(appendToggles(nil, nil, nil)) != `{"toggles":[]}` {
 		t.Errorf("empty list: %s", appendToggles(nil, nil, nil))
@@ -78,5 +78,34 @@ func TestPlain8(t *testing.T) {
 				t.Errorf("byte %#x at %d: plain8 %v, want %v", c, pos, got, want)
 			}
 		}
+	}
+}
+
+// TestVariantKeyOrder: a variant's members are in the reference's order,
+// byte for byte, with and without a payload, so that answers of the two
+// can be compared and hashed.
+func TestVariantKeyOrder(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		r    engine.Result
+		want string
+	}{
+		{"payload", engine.Result{Name: "f", Found: true, Enabled: true, Variant: engine.Variant{Name: "blue", Enabled: true, FeatureEnabled: true,
+			Payload: &clientapi.Payload{Type: "string", Value: "v"}}},
+			`{"name":"f","enabled":true,"variant":{"name":"blue","payload":{"type":"string","value":"v"},"enabled":true,"feature_enabled":true,"featureEnabled":true},"impressionData":false}`},
+		{"no payload", engine.Result{Name: "g", Variant: engine.Variant{Name: "disabled"}},
+			`{"name":"g","enabled":false,"variant":{"name":"disabled","enabled":false,"feature_enabled":false,"featureEnabled":false},"impressionData":false}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := string(appendToggle(nil, &tc.r, nil)); got != tc.want {
+				t.Errorf("got  %s\nwant %s", got, tc.want)
+			}
+			b, _ := json.Marshal(clientapi.ToggleResult{Name: tc.r.Name, Enabled: tc.r.Enabled,
+				Variant: clientapi.VariantResult{Name: tc.r.Variant.Name, Enabled: tc.r.Variant.Enabled, Payload: tc.r.Variant.Payload,
+					FeatureEnabled: tc.r.Variant.FeatureEnabled, FeatureEnabled2: tc.r.Variant.FeatureEnabled}})
+			if string(b) != tc.want {
+				t.Errorf("clientapi.ToggleResult encodes as %s", b)
+			}
+		})
 	}
 }

@@ -268,6 +268,12 @@ func TestAllEndpoint(t *testing.T) {
 			if err := json.Unmarshal(body, &eb); err != nil || !strings.Contains(eb.Error, "ENABLE_ALL_ENDPOINT") {
 				t.Errorf("%s 501 body %s", m, body)
 			}
+			// The key is checked first: a wrong or missing key hears
+			// 401, not that the endpoint is turned off.
+			for _, key := range []string{"wrong", ""} {
+				resp, body := h.do(t, m, "/proxy/all", "", "Authorization", key)
+				expectStatus(t, resp, body, http.StatusUnauthorized)
+			}
 		}
 	})
 	t.Run("enabled", func(t *testing.T) {

@@ -213,8 +213,6 @@ func health(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write([]byte("ok"))
 }
 
-func notReady(w http.ResponseWriter) { writeText(w, http.StatusServiceUnavailable, notReadyText) }
-
 func unauthorized(w http.ResponseWriter) { writeText(w, http.StatusUnauthorized, "Unauthorized") }
 
 func notFound(w http.ResponseWriter) { writeText(w, http.StatusNotFound, "Not Found") }

@@ -37,6 +37,11 @@ type Proxy struct {
 	state atomic.Pointer[state]
 	// installMu serialises writers of state (poller, bootstrap, backup).
 	installMu sync.Mutex
+	// refusal, when set, says why the proxy is not serving: the upstream
+	// refused its token. Backups and bootstraps are not installed then.
+	refusal atomic.Pointer[string]
+	// backupKey is the storage key of this configuration (BackupKey).
+	backupKey string
 
 	engineOpts   engine.Options
 	strategies   []string            // names announced when registering
@@ -114,6 +119,7 @@ func New(cfg Config) (*Proxy, error) {
 		base:         cfg.ProxyBasePath,
 		routeBase:    strings.ToLower(cfg.ProxyBasePath),
 		started:      time.Now(),
+		backupKey:    BackupKey(cfg),
 	}
 	p.strategies = append(engine.BuiltinStrategies(), slices.Sorted(maps.Keys(cfg.CustomStrategies))...)
 	p.prom = newPromMetrics(p)
@@ -161,6 +167,25 @@ func (p *Proxy) Handler() http.Handler { return p.handler }
 // Ready reports whether the proxy holds a configuration.
 func (p *Proxy) Ready() bool { return p.state.Load() != nil }
 
+// NotReadyReason says why the proxy is not ready: that it has no
+// configuration yet, or that the upstream refuses its token. It is empty
+// when the proxy is ready.
+func (p *Proxy) NotReadyReason() string {
+	if p.Ready() {
+		return ""
+	}
+	return p.unavailableText()
+}
+
+// unavailableText is the body of the 503 answered while the proxy is not
+// ready.
+func (p *Proxy) unavailableText() string {
+	if r := p.refusal.Load(); r != nil {
+		return "The proxy cannot answer requests: " + *r + ". Check SERVICE_API_TOKEN and SERVICE_URL.\n"
+	}
+	return notReadyText
+}
+
 // Config returns the configuration in use, defaults filled in.
 func (p *Proxy) Config() Config { return p.cfg }
 
@@ -170,6 +195,9 @@ func (p *Proxy) install(payload *clientapi.Features, src source) bool {
 	p.installMu.Lock()
 	defer p.installMu.Unlock()
 	if cur := p.state.Load(); cur != nil && cur.source > src {
+		return false
+	}
+	if src != fromUpstream && p.refusal.Load() != nil {
 		return false
 	}
 	payload = p.filter(payload)

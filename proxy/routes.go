@@ -26,7 +26,7 @@ const (
 func (p *Proxy) route(w http.ResponseWriter, r *http.Request) {
 	st := p.state.Load()
 	if st == nil {
-		notReady(w)
+		writeText(w, http.StatusServiceUnavailable, p.unavailableText())
 		return
 	}
 	path, ok := p.relativePath(r.URL.Path)
@@ -55,8 +55,14 @@ func (p *Proxy) route(w http.ResponseWriter, r *http.Request) {
 		if post {
 			r.Pattern = "POST " + routeAll
 		}
+		// A wrong key hears 401 whether or not the endpoint is on, as
+		// from the reference: the 501 is only for callers with a key.
 		if !p.cfg.EnableAllEndpoint {
-			allDisabled(w)
+			if p.authorized(r) {
+				allDisabled(w)
+			} else {
+				unauthorized(w)
+			}
 		} else if get {
 			p.getToggles(w, r, st, true)
 		} else {

@@ -2,6 +2,8 @@ package proxy
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"io/fs"
 	"os"
@@ -10,17 +12,29 @@ import (
 )
 
 // StorageProvider keeps the last good upstream configuration so that a
-// restarted proxy can serve at once while the upstream is down. The key is
-// the proxy's app name. Get returns nil data and a nil error when nothing is
-// stored (an error wrapping fs.ErrNotExist is taken the same way).
-// Implementations must be safe for concurrent use.
+// restarted proxy can serve at once while the upstream is down. The key
+// (see BackupKey) names the app and the configuration's source: the
+// upstream URL with its filters and the token, so that a backup written
+// for another upstream or token is never read. Get returns nil data and a
+// nil error when nothing is stored (an error wrapping fs.ErrNotExist is
+// taken the same way). Implementations must be safe for concurrent use.
 type StorageProvider interface {
 	Get(ctx context.Context, key string) ([]byte, error)
 	Set(ctx context.Context, key string, data []byte) error
 }
 
-// FileStorage is the default StorageProvider: one file per key in Dir, as
-// the reference proxy keeps one backup file per app name.
+// BackupKey is the storage key of the configuration a proxy with cfg
+// fetches: the app name, then the first 16 hex digits of the SHA-256 of
+// the features URL (with the namePrefix, project and tag filters) and the
+// token, separated by a newline. The token itself never appears in it.
+func BackupKey(cfg Config) string {
+	cfg = cfg.withDefaults()
+	sum := sha256.Sum256([]byte(featuresURL(cfg) + "\n" + cfg.ServiceAPIToken))
+	return cfg.ServiceAppName + "-" + hex.EncodeToString(sum[:8])
+}
+
+// FileStorage is the default StorageProvider: one file per key in Dir,
+// signalbox-proxy-backup-<app name>-<hash>.json (see BackupKey).
 type FileStorage struct {
 	// Dir holds the files; empty means the OS temporary directory.
 	Dir string

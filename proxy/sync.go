@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"net"
+	"net/http"
 	"strconv"
 	"sync"
 	"time"
@@ -39,7 +40,7 @@ func (p *Proxy) Run(ctx context.Context) error {
 // loadBackup makes the proxy ready from the storage provider, so that a
 // restart while the upstream is down still serves the last configuration.
 func (p *Proxy) loadBackup(ctx context.Context) {
-	data, err := p.storage.Get(ctx, p.cfg.ServiceAppName)
+	data, err := p.storage.Get(ctx, p.backupKey)
 	if errors.Is(err, fs.ErrNotExist) {
 		return
 	}
@@ -86,16 +87,27 @@ func (p *Proxy) pollLoop(ctx context.Context) {
 			return
 		}
 		switch {
+		case err != nil && tokenRefused(err):
+			failures++
+			p.prom.fetches.WithLabelValues("failed").Inc()
+			if p.refuse(err) {
+				etag, lastSum = "", 0
+				link.failedAt(p.log, slog.LevelError, "upstream refuses the proxy's token (SERVICE_API_TOKEN); not ready, and the stored or bootstrap configuration is not served", err)
+			} else {
+				link.failedAt(p.log, slog.LevelError, "upstream refuses the proxy's token (SERVICE_API_TOKEN); serving the last configuration it gave until it accepts the token again", err)
+			}
 		case err != nil:
 			failures++
 			p.prom.fetches.WithLabelValues("failed").Inc()
 			link.failed(p.log, "cannot fetch the configuration; serving the last good one", err)
 		case res.notModified:
 			failures = 0
+			p.refusal.Store(nil)
 			p.prom.fetches.WithLabelValues("unchanged").Inc()
 			link.ok(p.log, "upstream answers again")
 		default:
 			failures = 0
+			p.refusal.Store(nil)
 			link.ok(p.log, "upstream answers again")
 			etag = res.etag
 			// An upstream without ETags answers 200 every time: skip the
@@ -108,7 +120,7 @@ func (p *Proxy) pollLoop(ctx context.Context) {
 			lastSum = sum
 			p.prom.fetches.WithLabelValues("changed").Inc()
 			p.install(res.features, fromUpstream)
-			if err := p.storage.Set(ctx, p.cfg.ServiceAppName, res.raw); err != nil {
+			if err := p.storage.Set(ctx, p.backupKey, res.raw); err != nil {
 				p.log.Warn("cannot save the configuration backup", "err", err)
 			}
 		}
@@ -230,12 +242,47 @@ type linkState struct {
 }
 
 func (l *linkState) failed(log *slog.Logger, msg string, err error) {
+	l.failedAt(log, slog.LevelWarn, msg, err)
+}
+
+// failedAt is failed at another level.
+func (l *linkState) failedAt(log *slog.Logger, level slog.Level, msg string, err error) {
 	class := msg + "/" + errClass(err)
 	if l.failing && l.last == class {
 		return
 	}
 	l.failing, l.last = true, class
-	log.Warn(msg, "err", err)
+	log.Log(context.Background(), level, msg, "err", err)
+}
+
+// tokenRefused reports whether the upstream refused the token (401 or
+// 403), which waiting does not mend: the token is wrong, revoked or lacks
+// access.
+func tokenRefused(err error) bool {
+	var se *statusError
+	return errors.As(err, &se) && (se.status == http.StatusUnauthorized || se.status == http.StatusForbidden)
+}
+
+// refuse records that the upstream refuses the token. A configuration
+// that came from the upstream in this run keeps being served, as SDKs
+// keep their last configuration when their key is refused; a stored
+// backup or a bootstrap was never vouched for by this upstream with this
+// token, so it is dropped and the proxy is not ready until the token is
+// accepted. It reports whether it dropped a configuration or the proxy
+// had none.
+func (p *Proxy) refuse(err error) bool {
+	p.installMu.Lock()
+	defer p.installMu.Unlock()
+	reason := "the upstream refuses the proxy's token (SERVICE_API_TOKEN): " + err.Error()
+	p.refusal.Store(&reason)
+	cur := p.state.Load()
+	if cur != nil && cur.source == fromUpstream {
+		return false
+	}
+	if cur != nil {
+		p.state.Store(nil)
+	}
+	return true
 }
 
 func (l *linkState) ok(log *slog.Logger, msg string) {

@@ -159,7 +159,7 @@ func TestUpstreamTroubleKeepsServing(t *testing.T) {
 		break_ func(f *fakeUpstream)
 	}{
 		{"500", func(f *fakeUpstream) { f.status = 500 }},
-		{"401", func(f *fakeUpstream) { f.status = 401 }},
+		{"502", func(f *fakeUpstream) { f.status = 502 }},
 		{"garbage", func(f *fakeUpstream) { f.garbage = true }},
 		{"empty object", func(f *fakeUpstream) { f.payload, f.etag = []byte(`{"version":2}`), `"rev-x"` }},
 		{"slow", func(f *fakeUpstream) { f.delay = 3 * time.Second }},
@@ -205,7 +205,7 @@ func TestBackoff(t *testing.T) {
 }
 
 // TestBackupRestoreWithUpstreamDown: a proxy that saved a configuration is
-// ready at once on restart with the upstream unreachable.
+// ready at once on restart with the upstream down.
 func TestBackupRestoreWithUpstreamDown(t *testing.T) {
 	up := newFakeUpstream(t)
 	dir := t.TempDir()
@@ -213,13 +213,12 @@ func TestBackupRestoreWithUpstreamDown(t *testing.T) {
 	cfg.BackupDir = dir
 	h := startProxy(t, cfg)
 	h.waitReady(t)
-	path := FileStorage{Dir: dir}.Path(testAppName)
+	path := FileStorage{Dir: dir}.Path(BackupKey(cfg))
 	waitFor(t, "backup file", func() bool { _, err := os.Stat(path); return err == nil })
 	h.stop()
 
-	cfg2 := testConfig(t, deadURL(t))
-	cfg2.BackupDir = dir
-	h2 := startProxy(t, cfg2)
+	up.set(func(f *fakeUpstream) { f.status = http.StatusServiceUnavailable })
+	h2 := startProxy(t, cfg)
 	h2.waitReady(t)
 	_, body := h2.do(t, "GET", "/proxy", "")
 	if diff := cmp.Diff(enabledForAnonymous, names(toggles(t, body))); diff != "" {
@@ -231,6 +230,142 @@ func TestBackupRestoreWithUpstreamDown(t *testing.T) {
 	time.Sleep(100 * time.Millisecond)
 	resp, body := h3.do(t, "GET", "/proxy", "")
 	expectStatus(t, resp, body, http.StatusServiceUnavailable)
+}
+
+// TestBackupOfAnotherConfigurationIsNeverRead: the backup is keyed by the
+// upstream URL (with its filters) and the token, not by the app name
+// alone, so a proxy of the same name with another token, upstream or
+// filter does not serve it, nor a file under the app name alone.
+func TestBackupOfAnotherConfigurationIsNeverRead(t *testing.T) {
+	up := newFakeUpstream(t)
+	dir := t.TempDir()
+	cfg := testConfig(t, up.url())
+	cfg.BackupDir = dir
+	h := startProxy(t, cfg)
+	h.waitReady(t)
+	path := FileStorage{Dir: dir}.Path(BackupKey(cfg))
+	waitFor(t, "backup file", func() bool { _, err := os.Stat(path); return err == nil })
+	h.stop()
+	if strings.Contains(path, "upstream-secret") || !strings.Contains(path, testAppName) {
+		t.Errorf("backup file name %s", path)
+	}
+	// A file under the app name alone, as earlier versions wrote it.
+	if err := os.WriteFile(FileStorage{Dir: dir}.Path(testAppName), []byte(testPayload), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	other := newFakeUpstream(t)
+	other.set(func(f *fakeUpstream) { f.status = http.StatusServiceUnavailable })
+	up.set(func(f *fakeUpstream) { f.status = http.StatusServiceUnavailable })
+	for _, tc := range []struct {
+		name   string
+		change func(c *Config)
+	}{
+		{"another token", func(c *Config) { c.ServiceAPIToken = "*:production.other-secret" }},
+		{"another upstream", func(c *Config) { c.ServiceURL = other.url() }},
+		{"another project", func(c *Config) { c.ProjectName = "other" }},
+		{"another name prefix", func(c *Config) { c.NamePrefix = "on-" }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := testConfig(t, up.url())
+			c.BackupDir = dir
+			tc.change(&c)
+			if BackupKey(c) == BackupKey(cfg) {
+				t.Fatalf("same key %s", BackupKey(c))
+			}
+			h := startProxy(t, c)
+			waitFor(t, "failed polls", func() bool {
+				return up.pollCount()+other.pollCount() > 0 && strings.Contains(h.logs.String(), "cannot fetch")
+			})
+			if h.p.Ready() {
+				t.Fatal("ready from another configuration's backup")
+			}
+		})
+	}
+}
+
+// TestUpstreamRefusesTokenAtStart: with the token refused (401 or 403)
+// the proxy is not ready and says why, in its 503 answers and in an error
+// log line, even with a backup or a bootstrap at hand; it becomes ready
+// once the upstream accepts the token.
+func TestUpstreamRefusesTokenAtStart(t *testing.T) {
+	boot := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = w.Write([]byte(testPayload))
+	}))
+	defer boot.Close()
+	for _, tc := range []struct {
+		name      string
+		status    int
+		backup    bool
+		bootstrap bool
+	}{
+		{"401 without backup", http.StatusUnauthorized, false, false},
+		{"401 with backup", http.StatusUnauthorized, true, false},
+		{"403 with backup", http.StatusForbidden, true, false},
+		{"401 with bootstrap", http.StatusUnauthorized, false, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			up := newFakeUpstream(t)
+			cfg := testConfig(t, up.url())
+			if tc.backup {
+				h := startProxy(t, cfg)
+				h.waitReady(t)
+				path := FileStorage{Dir: cfg.BackupDir}.Path(BackupKey(cfg))
+				waitFor(t, "backup file", func() bool { _, err := os.Stat(path); return err == nil })
+				h.stop()
+			}
+			if tc.bootstrap {
+				cfg.ExpBootstrap.URL = boot.URL + "/bootstrap.json"
+			}
+			up.set(func(f *fakeUpstream) { f.status = tc.status })
+			h := startProxy(t, cfg)
+			waitFor(t, "refusal logged", func() bool { return strings.Contains(h.logs.String(), "refuses the proxy's token") })
+			// The bootstrap may answer after the first poll: it must not
+			// make the proxy ready either.
+			time.Sleep(50 * time.Millisecond)
+			if h.p.Ready() {
+				t.Fatal("ready although the upstream refuses the token")
+			}
+			if !strings.Contains(h.logs.String(), "level=ERROR") {
+				t.Errorf("refusal not logged as an error:\n%s", h.logs.String())
+			}
+			for _, path := range []string{"/proxy", "/proxy/health"} {
+				resp, body := h.do(t, "GET", path, "")
+				expectStatus(t, resp, body, http.StatusServiceUnavailable)
+				if !strings.Contains(string(body), "refuses the proxy's token") || !strings.Contains(string(body), http.StatusText(tc.status)) {
+					t.Errorf("%s 503 body does not say why: %s", path, body)
+				}
+			}
+			if r := h.p.NotReadyReason(); !strings.Contains(r, "SERVICE_API_TOKEN") {
+				t.Errorf("NotReadyReason %q", r)
+			}
+			up.set(func(f *fakeUpstream) { f.status = 0 })
+			h.waitReady(t)
+			if r := h.p.NotReadyReason(); r != "" {
+				t.Errorf("ready, yet NotReadyReason %q", r)
+			}
+		})
+	}
+}
+
+// TestUpstreamRefusesTokenLater: once the upstream delivered a
+// configuration, a refused token keeps it in use (as SDKs keep their last
+// configuration) and is logged once as an error, not once per poll.
+func TestUpstreamRefusesTokenLater(t *testing.T) {
+	up := newFakeUpstream(t)
+	h := startProxy(t, testConfig(t, up.url()))
+	h.waitReady(t)
+	before := up.pollCount()
+	up.set(func(f *fakeUpstream) { f.status = http.StatusUnauthorized })
+	waitFor(t, "several refused polls", func() bool { return up.pollCount() >= before+4 })
+	resp, body := h.do(t, "GET", "/proxy", "")
+	expectStatus(t, resp, body, http.StatusOK)
+	logs := h.logs.String()
+	if n := strings.Count(logs, "refuses the proxy's token"); n != 1 || !strings.Contains(logs, "level=ERROR") {
+		t.Errorf("refusal logged %d times:\n%s", n, logs)
+	}
+	up.set(func(f *fakeUpstream) { f.status = 0 })
+	waitFor(t, "recovery logged", func() bool { return strings.Contains(h.logs.String(), "upstream answers again") })
 }
 
 // memStorage is a custom StorageProvider.
@@ -255,10 +390,12 @@ func (m *memStorage) Set(_ context.Context, key string, data []byte) error {
 }
 
 func TestCustomStorageProvider(t *testing.T) {
+	dead := deadURL(t)
+	key := BackupKey(testConfig(t, dead))
 	store := &memStorage{data: map[string][]byte{
-		testAppName: []byte(`{"version":2,"features":[{"name":"from-store","enabled":true,"strategies":[],"variants":[]}]}`),
+		key: []byte(`{"version":2,"features":[{"name":"from-store","enabled":true,"strategies":[],"variants":[]}]}`),
 	}}
-	cfg := testConfig(t, deadURL(t))
+	cfg := testConfig(t, dead)
 	cfg.StorageProvider = store
 	h := startProxy(t, cfg)
 	h.waitReady(t)
@@ -274,7 +411,7 @@ func TestCustomStorageProvider(t *testing.T) {
 	waitFor(t, "saved configuration", func() bool {
 		store.mu.Lock()
 		defer store.mu.Unlock()
-		return store.sets > 0 && strings.Contains(string(store.data[testAppName]), "on-default")
+		return store.sets > 0 && strings.Contains(string(store.data[BackupKey(cfg)]), "on-default")
 	})
 	// Unchanged configurations are not written again on every poll.
 	waitFor(t, "more polls", func() bool { return up.pollCount() > 5 })

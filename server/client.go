@@ -16,7 +16,7 @@ import (
 func (m mux) sdk(pattern, kind string, h func(w http.ResponseWriter, r *http.Request, tok *store.APIToken) error) {
 	m.record(pattern, kind, "")
 	s := m.s
-	m.Handle(pattern, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	var handler http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		tok, err := s.authenticateSDK(r, kind)
 		if err == nil {
 			err = h(w, r, tok)
@@ -24,7 +24,13 @@ func (m mux) sdk(pattern, kind string, h func(w http.ResponseWriter, r *http.Req
 		if err != nil {
 			s.writeError(w, r, err)
 		}
-	}))
+	})
+	if kind == store.TokenFrontend {
+		// Browser SDKs call the frontend API from other origins; every
+		// answer, errors included, carries the CORS headers.
+		handler = s.withFrontendCORS(handler)
+	}
+	m.Handle(pattern, handler)
 }
 
 // clientQueryFor builds the payload query of a request: the token's scope

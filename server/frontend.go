@@ -4,16 +4,16 @@ import (
 	"errors"
 	"net/http"
 
-	"github.com/signalbox/signalbox/clientapi"
 	"github.com/signalbox/signalbox/engine"
+	"github.com/signalbox/signalbox/internal/apierr"
 	"github.com/signalbox/signalbox/internal/httpx"
 	"github.com/signalbox/signalbox/proxy"
 	"github.com/signalbox/signalbox/store"
 )
 
 // The frontend API answers browser SDKs with evaluated flags for one
-// context, exactly as the proxy does: it reads the context the same way and
-// uses the proxy's answer writer (proxy.Answers) over the same cached
+// context, exactly as the proxy does: it reads the context with the proxy's
+// decoders (query and body) and uses the proxy's answer writer (proxy.Answers) over the same cached
 // payload the client API serves.
 
 func (s *Server) handleFrontendGet(w http.ResponseWriter, r *http.Request, tok *store.APIToken) error {
@@ -26,16 +26,18 @@ func (s *Server) handleFrontendAll(w http.ResponseWriter, r *http.Request, tok *
 	return s.answerFrontend(w, r, tok, &ctx, nil, true)
 }
 
+// handleFrontendPost reads the body with the proxy's decoder, so that a
+// body gives the same context here as on the proxy's POST /proxy.
 func (s *Server) handleFrontendPost(w http.ResponseWriter, r *http.Request, tok *store.APIToken) error {
-	var body struct {
-		Context clientapi.Context `json:"context"`
-		Toggles []string          `json:"toggles"`
-	}
+	var body proxy.LookupBody
 	if err := httpx.DecodeJSON(w, r, &body, maxBody); err != nil && !errors.Is(err, httpx.ErrEmptyBody) {
 		return err
 	}
-	ctx := engine.ContextFromWire(&body.Context)
-	return s.answerFrontend(w, r, tok, &ctx, body.Toggles, r.URL.Path == "/api/frontend/all")
+	ctx, toggles, ferr := body.Parse()
+	if ferr != nil {
+		return apierr.Invalid(ferr.Path, "%s", ferr.Message)
+	}
+	return s.answerFrontend(w, r, tok, &ctx, toggles, r.URL.Path == "/api/frontend/all")
 }
 
 // answerFrontend fills in the environment of the token and the caller's

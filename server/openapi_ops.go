@@ -47,6 +47,10 @@ var oaOps = map[string]oaOp{
 		Description: "The stored SAML sign-on settings; before any were saved, SAML is disabled and the strings are empty."},
 	"POST /api/admin/auth/saml/settings": {ID: "setSamlSettings", Summary: "Save the SAML settings", Tag: "Auth", Body: oaSAMLSettings(), Resp: oaSAMLSettings(),
 		Description: "Replaces the SAML sign-on settings and answers them as stored. `entityId` must be a URI, `signOnUrl` an http(s) URL, `certificate` must parse as X.509 (and, when enabled, not be expired), `defaultRootRole` one of Viewer, Editor, Admin, and `autoCreate` needs `emailDomains`. Event `setting-updated`."},
+	"GET /api/admin/ui-config": {ID: "getUiConfig", Summary: "Get the instance configuration", Tag: "Admin UI", Resp: oaUIConfig(),
+		Description: "Unleash's UI configuration, reduced to what this server has: its version and address, and `frontendApiOrigins`, the origins the frontend API allows (CORS)."},
+	"POST /api/admin/ui-config/cors": {ID: "setCors", Summary: "Set the frontend API's allowed origins", Tag: "Admin UI", Body: oaFrontendSettings(), Status: http.StatusNoContent,
+		Description: "Replaces the origins browser SDKs may call the frontend API (`/api/frontend` and below) from. Each entry is `*` or an origin as browsers send it (`https://app.example.com`, `http://localhost:3000`: no path, no trailing slash, no default port); `*` or an empty list allows any origin. Until this is first saved, the server's configured default applies (`UNLEASH_FRONTEND_API_ORIGINS`, default `*`). Takes effect on the next request. Event `setting-created` the first time, then `setting-updated`."},
 	"GET /docs/openapi.json": {ID: "getOpenApiDocument", Summary: "This OpenAPI document", Resp: oaObject(nil),
 		Description: "Generated from the routes the server registered, so it lists every endpoint."},
 	"GET /docs/openapi": {ID: "getOpenApiUiRedirect", Summary: "Redirect to the API explorer", Status: http.StatusMovedPermanently,
@@ -81,6 +85,8 @@ var oaOps = map[string]oaOp{
 		Description: "Like `GET /api/frontend`, but flags that are off are listed too."},
 	"POST /api/frontend/all": {ID: "getAllFrontendFeaturesWithPost", Summary: "All flags for a context", Body: oaRef("FrontendRequest"), BodyOpt: true, Resp: oaRef("Toggles"),
 		Description: "Like `POST /api/frontend`, but flags that are off are listed too."},
+	// CORS preflights (OPTIONS) of the frontend API are answered by its
+	// CORS policy and are not documented as operations.
 	"POST /api/frontend/client/metrics":  {ID: "registerFrontendMetrics", Summary: "Report flag usage from a browser SDK", Body: oaRef("ClientMetrics"), Status: http.StatusAccepted},
 	"POST /api/frontend/client/register": {ID: "registerFrontendClient", Summary: "Register a browser SDK", Body: oaRef("Registration"), Status: http.StatusAccepted},
 

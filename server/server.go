@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -37,6 +38,10 @@ type Config struct {
 	// https://flags.example.com; SAML sign-in derives its identifiers from
 	// it. Empty: taken from each request's Host header.
 	PublicURL string
+	// FrontendAPIOrigins are the origins the frontend API answers browsers
+	// from (CORS) until an admin saves the setting; "*" allows any, and
+	// nil means ["*"]. Each is "*" or scheme://host[:port].
+	FrontendAPIOrigins []string
 	// Now is the clock; default time.Now.
 	Now func() time.Time
 }
@@ -62,6 +67,8 @@ type Server struct {
 	metrics     *metricsBuffer
 	logins      *loginLimiter
 	usage       *prometheus.CounterVec
+	// frontendCORS is the frontend API's CORS policy (frontend_cors.go).
+	frontendCORS frontendCORSCache
 }
 
 // New builds a Server. It reads the store's revision once; call Run to
@@ -81,6 +88,13 @@ func New(ctx context.Context, st store.Store, cfg Config) (*Server, error) {
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
+	}
+	if cfg.FrontendAPIOrigins != nil {
+		origins, err := checkOrigins(cfg.FrontendAPIOrigins)
+		if err != nil {
+			return nil, fmt.Errorf("frontend API origins: %w", err)
+		}
+		cfg.FrontendAPIOrigins = origins
 	}
 	s := &Server{cfg: cfg, log: cfg.Log, store: st, now: cfg.Now, registry: prometheus.NewRegistry()}
 	s.registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
