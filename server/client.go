@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"net/http"
 	"strconv"
 	"strings"
@@ -139,23 +140,45 @@ func (s *Server) handleClientFeature(w http.ResponseWriter, r *http.Request, tok
 	return apierr.New(apierr.NotFound, "no feature named %s is visible to this token", name)
 }
 
+// reportEnvironment is the environment an SDK's registration or metrics
+// count for: the token's, whatever the body says, so that a development
+// token cannot write production metrics. Only a token of every environment
+// ("*") may name one in the body, as Unleash lets it; when that
+// environment does not exist (SDKs default to "default", which is not ours)
+// the report counts for the environment the token reads.
+func (s *Server) reportEnvironment(ctx context.Context, tok *store.APIToken, asked string) (string, error) {
+	if tok.Environment != "*" || asked == "" {
+		return tokenEnvironment(tok), nil
+	}
+	ok, err := s.environmentExists(ctx, asked)
+	if err != nil || !ok {
+		return tokenEnvironment(tok), err
+	}
+	return asked, nil
+}
+
 func (s *Server) handleClientRegister(w http.ResponseWriter, r *http.Request, tok *store.APIToken) error {
 	var reg clientapi.Registration
 	if err := decode(w, r, &reg); err != nil {
 		return err
 	}
-	if strings.TrimSpace(reg.AppName) == "" {
-		return &apierr.Error{Kind: apierr.BadData, Message: "appName is required", Details: []apierr.Detail{{Path: "appName", Message: "appName is required"}}}
+	if err := validateRegistration(&reg); err != nil {
+		return err
 	}
 	if reg.InstanceID == "" {
 		reg.InstanceID = "default"
 	}
-	env := reg.Environment
-	if env == "" {
-		env = tokenEnvironment(tok)
+	env, err := s.reportEnvironment(r.Context(), tok, reg.Environment)
+	if err != nil {
+		return err
 	}
 	now := s.now()
-	err := s.store.Update(r.Context(), func(tx store.Tx) error {
+	if !s.metrics.admitRegistration(reg.AppName, reg.InstanceID, now) {
+		// Past the bounds: accepted but not kept (and counted as dropped).
+		w.WriteHeader(http.StatusAccepted)
+		return nil
+	}
+	err = s.store.Update(r.Context(), func(tx store.Tx) error {
 		if _, err := tx.RegisterClientApplication(r.Context(), store.ClientApplication{AppName: reg.AppName, Strategies: reg.Strategies, SeenAt: &now}); err != nil {
 			return err
 		}
@@ -176,6 +199,34 @@ func (s *Server) handleClientRegister(w http.ResponseWriter, r *http.Request, to
 	return nil
 }
 
+// validateRegistration checks the names a registration carries against
+// the bounds of what the server keeps.
+func validateRegistration(reg *clientapi.Registration) error {
+	if strings.TrimSpace(reg.AppName) == "" {
+		return &apierr.Error{Kind: apierr.BadData, Message: "appName is required", Details: []apierr.Detail{{Path: "appName", Message: "appName is required"}}}
+	}
+	for _, f := range []struct{ path, value string }{
+		{"appName", reg.AppName}, {"instanceId", reg.InstanceID}, {"sdkVersion", reg.SDKVersion}, {"environment", reg.Environment},
+	} {
+		if len(f.value) > maxLabelLen {
+			return apierr.Invalid(f.path, "%s must be at most %d bytes", f.path, maxLabelLen)
+		}
+	}
+	if len(reg.Strategies) > maxRegisteredStrategies {
+		return apierr.Invalid("strategies", "at most %d strategies may be registered", maxRegisteredStrategies)
+	}
+	for _, st := range reg.Strategies {
+		if len(st) > maxLabelLen {
+			return apierr.Invalid("strategies", "strategy names must be at most %d bytes", maxLabelLen)
+		}
+	}
+	return nil
+}
+
+// handleClientMetrics buffers a metrics report. Only flags the token can
+// see (its projects, in the report's environment) are counted; the flag
+// list comes from the cached payload of the token's scope, so a report
+// reads the database at most once per revision.
 func (s *Server) handleClientMetrics(w http.ResponseWriter, r *http.Request, tok *store.APIToken) error {
 	var m clientapi.Metrics
 	if err := decode(w, r, &m); err != nil {
@@ -184,11 +235,15 @@ func (s *Server) handleClientMetrics(w http.ResponseWriter, r *http.Request, tok
 	if err := validateMetrics(&m); err != nil {
 		return err
 	}
-	env := m.Environment
-	if env == "" {
-		env = tokenEnvironment(tok)
+	env, err := s.reportEnvironment(r.Context(), tok, m.Environment)
+	if err != nil {
+		return err
 	}
-	s.recordMetrics(m, env)
+	p, err := s.payload(r.Context(), clientQuery{Environment: env, Projects: tok.Projects})
+	if err != nil {
+		return err
+	}
+	s.recordMetrics(m, env, p.flagNames())
 	w.WriteHeader(http.StatusAccepted)
 	return nil
 }
@@ -197,6 +252,13 @@ func (s *Server) handleClientMetrics(w http.ResponseWriter, r *http.Request, tok
 func validateMetrics(m *clientapi.Metrics) error {
 	if strings.TrimSpace(m.AppName) == "" {
 		return apierr.Invalid("appName", "appName is required")
+	}
+	for _, f := range []struct{ path, value string }{
+		{"appName", m.AppName}, {"instanceId", m.InstanceID}, {"environment", m.Environment},
+	} {
+		if len(f.value) > maxLabelLen {
+			return apierr.Invalid(f.path, "%s must be at most %d bytes", f.path, maxLabelLen)
+		}
 	}
 	if m.Bucket.Start.IsZero() || m.Bucket.Stop.IsZero() {
 		return apierr.Invalid("bucket", "bucket.start and bucket.stop are required")
