@@ -267,9 +267,12 @@ func validateMetrics(m *clientapi.Metrics) error {
 		if name == "" || c.Yes < 0 || c.No < 0 {
 			return apierr.Invalid("bucket.toggles", "toggle counts must be named and not negative")
 		}
+		if c.Yes > maxReportedCount || c.No > maxReportedCount {
+			return apierr.Invalid("bucket.toggles", "toggle counts must be at most %d", int64(maxReportedCount))
+		}
 		for _, v := range c.Variants {
-			if v < 0 {
-				return apierr.Invalid("bucket.toggles", "variant counts must not be negative")
+			if v < 0 || v > maxReportedCount {
+				return apierr.Invalid("bucket.toggles", "variant counts must be 0 to %d", int64(maxReportedCount))
 			}
 		}
 	}

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"math"
 	"sync"
 	"time"
 
@@ -54,6 +55,11 @@ const (
 	// in its own hour; older (or future) buckets count in the current hour,
 	// since each distinct hour is another row per flag and application.
 	maxBucketAge = 24 * time.Hour
+	// maxReportedCount bounds one count of one report (10 billion
+	// evaluations of a flag in one bucket, far beyond any SDK). Stored
+	// counts are 64-bit sums per hour: with this bound no rate of requests
+	// can overflow them, which would make every later flush fail.
+	maxReportedCount = 10_000_000_000
 	// maxRegisteredStrategies bounds the strategy names of a registration;
 	// SDKs send the built-in ones plus the custom strategies they implement.
 	maxRegisteredStrategies = 100
@@ -243,8 +249,8 @@ func (s *Server) recordMetrics(m clientapi.Metrics, env string, flags map[string
 
 // add merges c into cur within the variant bounds. Called with mu held.
 func (b *metricsBuffer) add(cur *clientapi.ToggleCount, c clientapi.ToggleCount) {
-	cur.Yes += c.Yes
-	cur.No += c.No
+	cur.Yes = addCount(cur.Yes, c.Yes)
+	cur.No = addCount(cur.No, c.No)
 	for v, n := range c.Variants {
 		if _, ok := cur.Variants[v]; !ok && (len(cur.Variants) >= b.limits.variants || len(v) > maxLabelLen) {
 			b.drop(dropVariantLimit, 1)
@@ -253,8 +259,17 @@ func (b *metricsBuffer) add(cur *clientapi.ToggleCount, c clientapi.ToggleCount)
 		if cur.Variants == nil {
 			cur.Variants = make(map[string]int64, 2)
 		}
-		cur.Variants[v] += n
+		cur.Variants[v] = addCount(cur.Variants[v], n)
 	}
+}
+
+// addCount adds two non-negative counts, stopping at the largest int64
+// rather than wrapping to a negative count.
+func addCount(a, b int64) int64 {
+	if a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
 }
 
 // countUsage adds n to a series of feature_toggle_usage_total when the

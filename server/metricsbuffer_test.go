@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"fmt"
+	"math"
 	"net/http"
 	"strings"
 	"testing"
@@ -285,6 +286,16 @@ func TestClientRegistrationIsBounded(t *testing.T) {
 	}
 	report := madeUpReport(long, 0)
 	mustErrorRecord(t, ts.request("POST", "/api/client/metrics", testClientToken, report), http.StatusBadRequest, "ValidationError", "appName")
+	// Counts that could add up past 64 bits (and make every flush fail).
+	for _, c := range []map[string]any{
+		{"yes": int64(maxReportedCount) + 1},
+		{"no": int64(math.MaxInt64)},
+		{"yes": 1, "variants": map[string]int64{"v": math.MaxInt64}},
+	} {
+		report = madeUpReport("counts", 0)
+		report["bucket"].(map[string]any)["toggles"] = map[string]any{"f": c}
+		mustErrorRecord(t, ts.request("POST", "/api/client/metrics", testClientToken, report), http.StatusBadRequest, "ValidationError", "bucket.toggles")
+	}
 
 	setMetricsLimits(ts, func(l *metricsLimits) { l.apps, l.instancesPerApp = 2, 3 })
 	for i := range 10 {
