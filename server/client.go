@@ -208,17 +208,30 @@ func validateRegistration(reg *clientapi.Registration) error {
 	for _, f := range []struct{ path, value string }{
 		{"appName", reg.AppName}, {"instanceId", reg.InstanceID}, {"sdkVersion", reg.SDKVersion}, {"environment", reg.Environment},
 	} {
-		if len(f.value) > maxLabelLen {
-			return apierr.Invalid(f.path, "%s must be at most %d bytes", f.path, maxLabelLen)
+		if err := checkLabel(f.path, f.value); err != nil {
+			return err
 		}
 	}
 	if len(reg.Strategies) > maxRegisteredStrategies {
 		return apierr.Invalid("strategies", "at most %d strategies may be registered", maxRegisteredStrategies)
 	}
 	for _, st := range reg.Strategies {
-		if len(st) > maxLabelLen {
-			return apierr.Invalid("strategies", "strategy names must be at most %d bytes", maxLabelLen)
+		if err := checkLabel("strategies", st); err != nil {
+			return err
 		}
+	}
+	return nil
+}
+
+// checkLabel checks a name an SDK reports: at most maxLabelLen bytes and no
+// NUL character, which PostgreSQL refuses in text (a buffered row with one
+// would make every later metrics flush fail).
+func checkLabel(path, value string) error {
+	if len(value) > maxLabelLen {
+		return apierr.Invalid(path, "%s must be at most %d bytes", path, maxLabelLen)
+	}
+	if strings.IndexByte(value, 0) >= 0 {
+		return apierr.Invalid(path, "%s must not contain NUL characters", path)
 	}
 	return nil
 }
@@ -256,8 +269,8 @@ func validateMetrics(m *clientapi.Metrics) error {
 	for _, f := range []struct{ path, value string }{
 		{"appName", m.AppName}, {"instanceId", m.InstanceID}, {"environment", m.Environment},
 	} {
-		if len(f.value) > maxLabelLen {
-			return apierr.Invalid(f.path, "%s must be at most %d bytes", f.path, maxLabelLen)
+		if err := checkLabel(f.path, f.value); err != nil {
+			return err
 		}
 	}
 	if m.Bucket.Start.IsZero() || m.Bucket.Stop.IsZero() {
@@ -270,9 +283,12 @@ func validateMetrics(m *clientapi.Metrics) error {
 		if c.Yes > maxReportedCount || c.No > maxReportedCount {
 			return apierr.Invalid("bucket.toggles", "toggle counts must be at most %d", int64(maxReportedCount))
 		}
-		for _, v := range c.Variants {
-			if v < 0 || v > maxReportedCount {
+		for v, n := range c.Variants {
+			if n < 0 || n > maxReportedCount {
 				return apierr.Invalid("bucket.toggles", "variant counts must be 0 to %d", int64(maxReportedCount))
+			}
+			if strings.IndexByte(v, 0) >= 0 {
+				return apierr.Invalid("bucket.toggles", "variant names must not contain NUL characters")
 			}
 		}
 	}

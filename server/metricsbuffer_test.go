@@ -280,19 +280,25 @@ func TestClientRegistrationIsBounded(t *testing.T) {
 		{"environment", map[string]any{"appName": "a", "environment": long}},
 		{"strategies", map[string]any{"appName": "a", "strategies": many}},
 		{"strategies", map[string]any{"appName": "a", "strategies": []string{long}}},
+		{"appName", map[string]any{"appName": "a\x00b"}},
+		{"instanceId", map[string]any{"appName": "a", "instanceId": "\x00"}},
+		{"strategies", map[string]any{"appName": "a", "strategies": []string{"x\x00"}}},
 	} {
 		mustErrorRecord(t, ts.request("POST", "/api/client/register", testClientToken, tt.body), http.StatusBadRequest, "ValidationError", tt.path)
 		mustErrorRecord(t, ts.request("POST", "/api/frontend/client/register", testFrontendToken, tt.body), http.StatusBadRequest, "ValidationError", tt.path)
 	}
-	report := madeUpReport(long, 0)
-	mustErrorRecord(t, ts.request("POST", "/api/client/metrics", testClientToken, report), http.StatusBadRequest, "ValidationError", "appName")
+	for _, app := range []string{long, "a\x00"} {
+		report := madeUpReport(app, 0)
+		mustErrorRecord(t, ts.request("POST", "/api/client/metrics", testClientToken, report), http.StatusBadRequest, "ValidationError", "appName")
+	}
 	// Counts that could add up past 64 bits (and make every flush fail).
 	for _, c := range []map[string]any{
 		{"yes": int64(maxReportedCount) + 1},
 		{"no": int64(math.MaxInt64)},
 		{"yes": 1, "variants": map[string]int64{"v": math.MaxInt64}},
+		{"yes": 1, "variants": map[string]int64{"v\x00": 1}},
 	} {
-		report = madeUpReport("counts", 0)
+		report := madeUpReport("counts", 0)
 		report["bucket"].(map[string]any)["toggles"] = map[string]any{"f": c}
 		mustErrorRecord(t, ts.request("POST", "/api/client/metrics", testClientToken, report), http.StatusBadRequest, "ValidationError", "bucket.toggles")
 	}
