@@ -368,3 +368,28 @@ func TestClientMetricsBucketHours(t *testing.T) {
 		}
 	}
 }
+
+// Variant names of one row are bounded in number and length.
+func TestClientMetricsVariantNamesAreBounded(t *testing.T) {
+	ts := newTestServer(t)
+	plantFlag(t, ts, store.DefaultProject, "f")
+	variants := map[string]int64{strings.Repeat("v", maxLabelLen+1): 1}
+	for i := range maxVariantNames + 8 {
+		variants[fmt.Sprintf("v%02d", i)] = 1
+	}
+	report := madeUpReport("web", 0)
+	report["bucket"].(map[string]any)["toggles"] = map[string]any{"f": map[string]any{"yes": 1, "variants": variants}}
+	ts.request("POST", "/api/client/metrics", testClientToken, report).must(t, http.StatusAccepted)
+	rows := flushedRows(t, ts, store.ClientMetricsFilter{})
+	if len(rows) != 1 || len(rows[0].Variants) != maxVariantNames {
+		t.Fatalf("rows %+v, want one with %d variants", rows, maxVariantNames)
+	}
+	for name := range rows[0].Variants {
+		if len(name) > maxLabelLen {
+			t.Errorf("variant name of %d bytes kept", len(name))
+		}
+	}
+	if got := droppedCount(t, ts, dropVariantLimit); got != 9 {
+		t.Errorf("%d variant names dropped, want 9", got)
+	}
+}
