@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"net/http"
 	"strconv"
 	"strings"
@@ -145,23 +146,45 @@ func (s *Server) handleClientFeature(w http.ResponseWriter, r *http.Request, tok
 	return apierr.New(apierr.NotFound, "no feature named %s is visible to this token", name)
 }
 
+// reportEnvironment is the environment an SDK's registration or metrics
+// count for: the token's, whatever the body says, so that a development
+// token cannot write production metrics. Only a token of every environment
+// ("*") may name one in the body, as Unleash lets it; when that
+// environment does not exist (SDKs default to "default", which is not ours)
+// the report counts for the environment the token reads.
+func (s *Server) reportEnvironment(ctx context.Context, tok *store.APIToken, asked string) (string, error) {
+	if tok.Environment != "*" || asked == "" {
+		return tokenEnvironment(tok), nil
+	}
+	ok, err := s.environmentExists(ctx, asked)
+	if err != nil || !ok {
+		return tokenEnvironment(tok), err
+	}
+	return asked, nil
+}
+
 func (s *Server) handleClientRegister(w http.ResponseWriter, r *http.Request, tok *store.APIToken) error {
 	var reg clientapi.Registration
 	if err := decode(w, r, &reg); err != nil {
 		return err
 	}
-	if strings.TrimSpace(reg.AppName) == "" {
-		return &apierr.Error{Kind: apierr.BadData, Message: "appName is required", Details: []apierr.Detail{{Path: "appName", Message: "appName is required"}}}
+	if err := validateRegistration(&reg); err != nil {
+		return err
 	}
 	if reg.InstanceID == "" {
 		reg.InstanceID = "default"
 	}
-	env := reg.Environment
-	if env == "" {
-		env = tokenEnvironment(tok)
+	env, err := s.reportEnvironment(r.Context(), tok, reg.Environment)
+	if err != nil {
+		return err
 	}
 	now := s.now()
-	err := s.store.Update(r.Context(), func(tx store.Tx) error {
+	if !s.metrics.admitRegistration(reg.AppName, reg.InstanceID, now) {
+		// Past the bounds: accepted but not kept (and counted as dropped).
+		w.WriteHeader(http.StatusAccepted)
+		return nil
+	}
+	err = s.store.Update(r.Context(), func(tx store.Tx) error {
 		if _, err := tx.RegisterClientApplication(r.Context(), store.ClientApplication{AppName: reg.AppName, Strategies: reg.Strategies, SeenAt: &now}); err != nil {
 			return err
 		}
@@ -182,6 +205,47 @@ func (s *Server) handleClientRegister(w http.ResponseWriter, r *http.Request, to
 	return nil
 }
 
+// validateRegistration checks the names a registration carries against
+// the bounds of what the server keeps.
+func validateRegistration(reg *clientapi.Registration) error {
+	if strings.TrimSpace(reg.AppName) == "" {
+		return &apierr.Error{Kind: apierr.BadData, Message: "appName is required", Details: []apierr.Detail{{Path: "appName", Message: "appName is required"}}}
+	}
+	for _, f := range []struct{ path, value string }{
+		{"appName", reg.AppName}, {"instanceId", reg.InstanceID}, {"sdkVersion", reg.SDKVersion}, {"environment", reg.Environment},
+	} {
+		if err := checkLabel(f.path, f.value); err != nil {
+			return err
+		}
+	}
+	if len(reg.Strategies) > maxRegisteredStrategies {
+		return apierr.Invalid("strategies", "at most %d strategies may be registered", maxRegisteredStrategies)
+	}
+	for _, st := range reg.Strategies {
+		if err := checkLabel("strategies", st); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkLabel checks a name an SDK reports: at most maxLabelLen bytes and no
+// NUL character, which PostgreSQL refuses in text (a buffered row with one
+// would make every later metrics flush fail).
+func checkLabel(path, value string) error {
+	if len(value) > maxLabelLen {
+		return apierr.Invalid(path, "%s must be at most %d bytes", path, maxLabelLen)
+	}
+	if strings.IndexByte(value, 0) >= 0 {
+		return apierr.Invalid(path, "%s must not contain NUL characters", path)
+	}
+	return nil
+}
+
+// handleClientMetrics buffers a metrics report. Only flags the token can
+// see (its projects, in the report's environment) are counted; the flag
+// list comes from the cached payload of the token's scope, so a report
+// reads the database at most once per revision.
 func (s *Server) handleClientMetrics(w http.ResponseWriter, r *http.Request, tok *store.APIToken) error {
 	var m clientapi.Metrics
 	if err := decode(w, r, &m); err != nil {
@@ -190,11 +254,15 @@ func (s *Server) handleClientMetrics(w http.ResponseWriter, r *http.Request, tok
 	if err := validateMetrics(&m); err != nil {
 		return err
 	}
-	env := m.Environment
-	if env == "" {
-		env = tokenEnvironment(tok)
+	env, err := s.reportEnvironment(r.Context(), tok, m.Environment)
+	if err != nil {
+		return err
 	}
-	s.recordMetrics(m, env)
+	p, err := s.payload(r.Context(), clientQuery{Environment: env, Projects: tok.Projects})
+	if err != nil {
+		return err
+	}
+	s.recordMetrics(m, env, p.flagNames())
 	w.WriteHeader(http.StatusAccepted)
 	return nil
 }
@@ -204,6 +272,13 @@ func validateMetrics(m *clientapi.Metrics) error {
 	if strings.TrimSpace(m.AppName) == "" {
 		return apierr.Invalid("appName", "appName is required")
 	}
+	for _, f := range []struct{ path, value string }{
+		{"appName", m.AppName}, {"instanceId", m.InstanceID}, {"environment", m.Environment},
+	} {
+		if err := checkLabel(f.path, f.value); err != nil {
+			return err
+		}
+	}
 	if m.Bucket.Start.IsZero() || m.Bucket.Stop.IsZero() {
 		return apierr.Invalid("bucket", "bucket.start and bucket.stop are required")
 	}
@@ -211,9 +286,15 @@ func validateMetrics(m *clientapi.Metrics) error {
 		if name == "" || c.Yes < 0 || c.No < 0 {
 			return apierr.Invalid("bucket.toggles", "toggle counts must be named and not negative")
 		}
-		for _, v := range c.Variants {
-			if v < 0 {
-				return apierr.Invalid("bucket.toggles", "variant counts must not be negative")
+		if c.Yes > maxReportedCount || c.No > maxReportedCount {
+			return apierr.Invalid("bucket.toggles", "toggle counts must be at most %d", int64(maxReportedCount))
+		}
+		for v, n := range c.Variants {
+			if n < 0 || n > maxReportedCount {
+				return apierr.Invalid("bucket.toggles", "variant counts must be 0 to %d", int64(maxReportedCount))
+			}
+			if strings.IndexByte(v, 0) >= 0 {
+				return apierr.Invalid("bucket.toggles", "variant names must not contain NUL characters")
 			}
 		}
 	}

@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"compress/gzip"
+	"container/list"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -26,7 +27,32 @@ type clientQuery struct {
 	Tags        []store.Tag
 }
 
-// key identifies a query in the cache; hash is its short form in ETags.
+// normalized is q in its canonical form: projects and tags deduplicated
+// and sorted, and "*" among the projects meaning all. Equivalent filters
+// then share one cache entry and one ETag, whatever order or repetition a
+// request uses.
+func (q clientQuery) normalized() clientQuery {
+	if slices.Contains(q.Projects, "*") || len(q.Projects) == 0 {
+		q.Projects = nil
+	} else {
+		q.Projects = slices.Compact(slices.Sorted(slices.Values(q.Projects)))
+	}
+	if len(q.Tags) > 0 {
+		tags := slices.Clone(q.Tags)
+		slices.SortFunc(tags, func(a, b store.Tag) int {
+			if c := strings.Compare(a.Type, b.Type); c != 0 {
+				return c
+			}
+			return strings.Compare(a.Value, b.Value)
+		})
+		q.Tags = slices.Compact(tags)
+	}
+	return q
+}
+
+// key identifies a normalized query in the cache; hash is its short form
+// in ETags. Only the fields of clientQuery enter it, so query parameters
+// the client API does not know never make a new entry.
 func (q clientQuery) key() string {
 	var b strings.Builder
 	b.WriteString(q.Environment)
@@ -58,6 +84,16 @@ type clientPayload struct {
 	// encoder and answer cache; built on first use.
 	answersOnce sync.Once
 	answers     *proxy.Answers
+	// flags maps each flag name of the payload to itself (the payload's
+	// string), for counting SDK metrics; built on first use.
+	flagsOnce sync.Once
+	flags     map[string]string
+}
+
+// size is what the cache charges for an entry: the encoded body, its gzip
+// form, and about as much again for the decoded features kept alongside.
+func (p *clientPayload) size() int64 {
+	return int64(2*len(p.body) + len(p.gzipped))
 }
 
 func (p *clientPayload) frontendAnswers() *proxy.Answers {
@@ -67,49 +103,144 @@ func (p *clientPayload) frontendAnswers() *proxy.Answers {
 	return p.answers
 }
 
+// flagNames is the set of flags in the payload.
+func (p *clientPayload) flagNames() map[string]string {
+	p.flagsOnce.Do(func() {
+		p.flags = make(map[string]string, len(p.features.Features))
+		for _, f := range p.features.Features {
+			p.flags[f.Name] = f.Name
+		}
+	})
+	return p.flags
+}
+
+// maxClientCacheBytes bounds the payloads kept (as clientPayload.size
+// counts them). Every distinct filter (project, namePrefix, tag) of every
+// token scope is an entry of up to megabytes, and filters are chosen by
+// whoever holds a client token, so the cache drops its least recently used
+// entries beyond this. A few hundred entries of a typical payload fit;
+// what falls out is rebuilt from the environment's cached state, without
+// reading the database.
+const maxClientCacheBytes = 256 << 20
+
 // clientCache keeps the newest payload per query and the newest state per
 // environment, so that a revision costs one database read per environment
 // however many tokens and filters poll it.
 type clientCache struct {
 	mu       sync.Mutex
-	payloads map[string]*clientPayload
+	maxBytes int64
+	bytes    int64 // sum of the entries' sizes
+	payloads map[string]*list.Element
+	lru      *list.List // of *cacheEntry, most recently used first
 	states   map[string]*store.ClientState
-	building map[string]*sync.Mutex
+	building map[string]*buildLock
+	// envs are the environments' names at envsRevision, to check the
+	// environment SDK reports name without reading the database.
+	envs         map[string]bool
+	envsRevision int64
+}
+
+type cacheEntry struct {
+	key string
+	p   *clientPayload
+}
+
+// buildLock lets one caller build a key's payload while the others wait;
+// users counts the callers holding it, so that it is dropped after use.
+type buildLock struct {
+	sync.Mutex
+	users int
 }
 
 func newClientCache() *clientCache {
-	return &clientCache{payloads: map[string]*clientPayload{}, states: map[string]*store.ClientState{}, building: map[string]*sync.Mutex{}}
+	return &clientCache{maxBytes: maxClientCacheBytes, payloads: map[string]*list.Element{}, lru: list.New(),
+		states: map[string]*store.ClientState{}, building: map[string]*buildLock{}}
 }
 
-// cached returns the payload for q if it is at least at revision rev.
-func (c *clientCache) cached(q clientQuery, rev int64) *clientPayload {
+// cached returns the payload for key if it is at least at revision rev.
+func (c *clientCache) cached(key string, rev int64) *clientPayload {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if p := c.payloads[q.key()]; p != nil && p.revision >= rev {
-		return p
+	if e := c.payloads[key]; e != nil {
+		if p := e.Value.(*cacheEntry).p; p.revision >= rev {
+			c.lru.MoveToFront(e)
+			return p
+		}
 	}
 	return nil
+}
+
+// put stores p under key unless a newer payload is there, drops the
+// entries of older revisions (they can never be served again: the known
+// revision only grows) and then the least recently used ones until the
+// cache fits its bound; the entry just stored always stays.
+func (c *clientCache) put(key string, p *clientPayload) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e := c.payloads[key]; e != nil {
+		old := e.Value.(*cacheEntry)
+		if old.p.revision > p.revision {
+			return
+		}
+		c.remove(e)
+	}
+	c.payloads[key] = c.lru.PushFront(&cacheEntry{key: key, p: p})
+	c.bytes += p.size()
+	for e := c.lru.Back(); e != nil; {
+		prev := e.Prev()
+		if e.Value.(*cacheEntry).p.revision < p.revision {
+			c.remove(e)
+		}
+		e = prev
+	}
+	for c.bytes > c.maxBytes && c.lru.Len() > 1 {
+		c.remove(c.lru.Back())
+	}
+}
+
+// remove drops an entry. Called with mu held.
+func (c *clientCache) remove(e *list.Element) {
+	ce := e.Value.(*cacheEntry)
+	c.lru.Remove(e)
+	delete(c.payloads, ce.key)
+	c.bytes -= ce.p.size()
+}
+
+// usage reports the entries and bytes held (for tests).
+func (c *clientCache) usage() (entries int, bytes int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.lru.Len(), c.bytes
 }
 
 // payload returns the payload for q at revision rev or newer, building it
 // (once, whatever the number of concurrent callers) when needed.
 func (s *Server) payload(ctx context.Context, q clientQuery) (*clientPayload, error) {
+	q = q.normalized()
 	rev := s.revision.Load()
 	c := s.clientCache
-	if p := c.cached(q, rev); p != nil {
+	key := q.key()
+	if p := c.cached(key, rev); p != nil {
 		return p, nil
 	}
-	key := q.key()
 	c.mu.Lock()
 	lock := c.building[key]
 	if lock == nil {
-		lock = &sync.Mutex{}
+		lock = &buildLock{}
 		c.building[key] = lock
 	}
+	lock.users++
 	c.mu.Unlock()
+	defer func() {
+		c.mu.Lock()
+		if lock.users--; lock.users == 0 {
+			delete(c.building, key)
+		}
+		c.mu.Unlock()
+	}()
 	lock.Lock()
 	defer lock.Unlock()
-	if p := c.cached(q, rev); p != nil {
+	if p := c.cached(key, rev); p != nil {
 		return p, nil // built by the caller we waited for
 	}
 	state, err := s.clientState(ctx, q.Environment, rev)
@@ -121,15 +252,38 @@ func (s *Server) payload(ctx context.Context, q clientQuery) (*clientPayload, er
 		return nil, err
 	}
 	s.raiseRevision(state.Revision)
-	c.mu.Lock()
-	if old := c.payloads[key]; old == nil || old.revision <= p.revision {
-		c.payloads[key] = p
-	}
-	if len(c.payloads) > 10000 { // bound memory under many distinct filters
-		c.payloads = map[string]*clientPayload{key: p}
-	}
-	c.mu.Unlock()
+	c.put(key, p)
 	return p, nil
+}
+
+// environmentExists reports whether an environment is named name, from a
+// list read once per revision.
+func (s *Server) environmentExists(ctx context.Context, name string) (bool, error) {
+	rev := s.revision.Load()
+	c := s.clientCache
+	c.mu.Lock()
+	envs, fresh := c.envs, c.envs != nil && c.envsRevision >= rev
+	c.mu.Unlock()
+	if !fresh {
+		var list []store.Environment
+		err := s.view(ctx, func(r store.Reader) (err error) {
+			list, err = r.ListEnvironments(ctx)
+			return err
+		})
+		if err != nil {
+			return false, err
+		}
+		envs = make(map[string]bool, len(list))
+		for _, e := range list {
+			envs[e.Name] = true
+		}
+		c.mu.Lock()
+		if c.envs == nil || c.envsRevision <= rev {
+			c.envs, c.envsRevision = envs, rev
+		}
+		c.mu.Unlock()
+	}
+	return envs[name], nil
 }
 
 // clientState returns the environment's state at revision rev or newer.

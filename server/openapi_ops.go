@@ -72,9 +72,9 @@ var oaOps = map[string]oaOp{
 	"GET /api/client/features/{featureName}": {ID: "getClientFeature", Summary: "One flag's configuration", Resp: oaRef("Feature"),
 		Description: "One flag as `GET /api/client/features` lists it; 404 when the token cannot see it."},
 	"POST /api/client/register": {ID: "registerClientApplication", Summary: "Register an SDK instance", Body: oaRef("Registration"), Status: http.StatusAccepted,
-		Description: "SDKs announce themselves at start; the application and instance then show on the admin API."},
+		Description: "SDKs announce themselves at start; the application and instance then show on the admin API, in the token's environment (a token of every environment may name an existing one). Names are at most 200 bytes and at most 100 strategies are listed (400 otherwise); past 1,000 tracked applications or 1,000 instances of one, registrations are answered 202 but not kept."},
 	"POST /api/client/metrics": {ID: "registerClientMetrics", Summary: "Report flag usage", Body: oaRef("ClientMetrics"), Status: http.StatusAccepted,
-		Description: "Counts are buffered and written to the store periodically (every 10 seconds by default); they also feed the `feature_toggle_usage_total` Prometheus counter."},
+		Description: "Counts are buffered and written to the store periodically (every 10 seconds by default); they also feed the `feature_toggle_usage_total` Prometheus counter. Only flags of the token's projects count, for the token's environment (a token of every environment may name an existing one); other names, and entries past the server's bounds, are dropped and counted in `feature_toggle_usage_dropped_total`."},
 
 	// Frontend API.
 	"GET /api/frontend": {ID: "getFrontendFeatures", Summary: "Enabled flags for a context", Resp: oaRef("Toggles"), Query: oaContextQuery(),

@@ -104,6 +104,7 @@ func New(ctx context.Context, st store.Store, cfg Config) (*Server, error) {
 	s.registry.MustRegister(s.usage)
 	s.clientCache = newClientCache()
 	s.metrics = newMetricsBuffer()
+	s.registry.MustRegister(s.metrics.dropped)
 	s.logins = newLoginLimiter(cfg.Now)
 	rev, err := st.Revision(ctx)
 	if err != nil {
