@@ -61,6 +61,10 @@ type Server struct {
 	tokens      tokenCache
 	metrics     *metricsBuffer
 	logins      *loginLimiter
+	// passwordChecks counts bcrypt comparisons made by sign-ins and
+	// password changes.
+	passwordChecks atomic.Int64
+	crossOrigin    *http.CrossOriginProtection
 	usage       *prometheus.CounterVec
 }
 
@@ -91,6 +95,7 @@ func New(ctx context.Context, st store.Store, cfg Config) (*Server, error) {
 	s.clientCache = newClientCache()
 	s.metrics = newMetricsBuffer()
 	s.logins = newLoginLimiter(cfg.Now)
+	s.crossOrigin = newCrossOriginProtection(cfg.PublicURL)
 	rev, err := st.Revision(ctx)
 	if err != nil {
 		return nil, err
