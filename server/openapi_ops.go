@@ -276,7 +276,7 @@ var oaOps = map[string]oaOp{
 	"POST /api/admin/user/change-password": {ID: "changeMyPassword", Summary: "Change the own password", Body: oaRef("Password"),
 		Description: "`oldPassword` is required when the user has a password; wrong guesses count towards the sign-in limit of the account (429 with `Retry-After` when it is reached). The new password must follow the password rules (see `validate-password`).",
 		Errors:      []int{http.StatusTooManyRequests}},
-	"GET /api/admin/user/tokens":           {ID: "getPats", Summary: "List the own personal access tokens", Resp: oaRef("Pats")},
+	"GET /api/admin/user/tokens": {ID: "getPats", Summary: "List the own personal access tokens", Resp: oaRef("Pats")},
 	"POST /api/admin/user/tokens": {ID: "createPat", Summary: "Create a personal access token", Body: oaRef("CreatePat"), Status: http.StatusCreated, Resp: oaRef("Pat"),
 		Description: "The token acts as the signed-in user with the user's root role. Its secret is only in this answer."},
 	"DELETE /api/admin/user/tokens/{id}": {ID: "deletePat", Params: oaNumericID, Summary: "Delete a personal access token"},

@@ -61,11 +61,14 @@ type Server struct {
 	tokens      tokenCache
 	metrics     *metricsBuffer
 	logins      *loginLimiter
-	// passwordChecks counts bcrypt comparisons made by sign-ins and
+	usage       *prometheus.CounterVec
+
+	// passwordChecks counts the bcrypt comparisons of sign-ins and
 	// password changes.
 	passwordChecks atomic.Int64
-	crossOrigin    *http.CrossOriginProtection
-	usage       *prometheus.CounterVec
+
+	// crossOrigin checks where browsers' writes come from.
+	crossOrigin *http.CrossOriginProtection
 }
 
 // New builds a Server. It reads the store's revision once; call Run to
