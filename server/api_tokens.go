@@ -460,9 +460,11 @@ func (s *Server) handleDeletePAT(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	id, err := pathInt(r, "id")
-	if err != nil {
-		return err
+	// What is sent in place of the id may be the token's secret: it is not
+	// repeated in the answer.
+	id, err := strconv.Atoi(r.PathValue("id"))
+	if err != nil || id < 0 {
+		return apierr.Invalid("id", "id must be the token's numeric id, as GET /api/admin/user/tokens lists it")
 	}
 	ctx := r.Context()
 	return s.answerEmptyOK(w, s.change(ctx, func(tx store.Tx) ([]store.Event, error) {

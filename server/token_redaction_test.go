@@ -31,8 +31,14 @@ func TestTokenErrorsDoNotEchoSecrets(t *testing.T) {
 			}
 		}
 	}
+	// Nor is a secret sent in place of a personal token's id.
+	res := ts.asSession(cookie, "DELETE", "/api/admin/user/tokens/"+url.PathEscape(pat.Secret), nil)
+	mustErrorRecord(t, res, http.StatusBadRequest, "ValidationError", "id")
+	if strings.Contains(string(res.Body), pat.Secret[5:13]) {
+		t.Errorf("the answer repeats the secret: %s", res.Body)
+	}
 	// Numeric ids are not secrets and are named.
-	res := ts.admin("DELETE", "/api/admin/api-tokens/987654", nil)
+	res = ts.admin("DELETE", "/api/admin/api-tokens/987654", nil)
 	mustErrorRecord(t, res, http.StatusNotFound, "NotFoundError", "")
 	if !strings.Contains(string(res.Body), "987654") {
 		t.Errorf("missing id not named: %s", res.Body)
