@@ -88,7 +88,7 @@ type loginAttempt struct {
 
 // reserve asks for an attempt for account key from client address addr
 // ("" when unknown: only the account is limited then). When it is refused,
-// wait is how long to wait before asking again (at least a second).
+// wait is how long to wait before asking again.
 func (l *loginLimiter) reserve(key, addr string) (a *loginAttempt, wait time.Duration) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
