@@ -321,17 +321,14 @@ func findAPIToken(ctx context.Context, rd store.Reader, ref string) (store.APITo
 		err = apierr.New(apierr.NotFound, "API token not found")
 	}
 	if apierr.Is(err, apierr.NotFound) {
-		return t, apierr.New(apierr.NotFound, "there is no API token %s", redactRef(ref))
+		// A path that is not an id may be a secret (of a personal token,
+		// say, or a mistyped one): it is never repeated, not even in part.
+		if _, perr := strconv.ParseInt(ref, 10, 64); perr == nil {
+			return t, apierr.New(apierr.NotFound, "there is no API token with id %s", ref)
+		}
+		return t, apierr.New(apierr.NotFound, "there is no API token with that secret")
 	}
 	return t, err
-}
-
-// redactRef keeps a secret used as a path out of error messages.
-func redactRef(ref string) string {
-	if _, err := strconv.ParseInt(ref, 10, 64); err == nil {
-		return "with id " + ref
-	}
-	return redact(ref)
 }
 
 // handleUpdateAPIToken changes when a token expires (expiresAt; a past
@@ -509,9 +506,11 @@ func (s *Server) handleDeletePAT(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	id, err := pathInt(r, "id")
-	if err != nil {
-		return err
+	// What is sent in place of the id may be the token's secret: it is not
+	// repeated in the answer.
+	id, err := strconv.Atoi(r.PathValue("id"))
+	if err != nil || id < 0 {
+		return apierr.Invalid("id", "id must be the token's numeric id, as GET /api/admin/user/tokens lists it")
 	}
 	ctx := r.Context()
 	return s.answerEmptyOK(w, s.change(ctx, func(tx store.Tx) ([]store.Event, error) {

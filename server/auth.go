@@ -4,11 +4,12 @@ import (
 	"context"
 	"crypto/subtle"
 	"net/http"
+	"net/url"
 	"strings"
-	"sync"
-	"time"
 
 	"github.com/signalbox/signalbox/internal/apierr"
+	"github.com/signalbox/signalbox/internal/clientip"
+	"github.com/signalbox/signalbox/internal/httpx"
 	"github.com/signalbox/signalbox/store"
 )
 
@@ -228,54 +229,54 @@ func ParseToken(s string) (project, environment string, ok bool) {
 	return project, environment, true
 }
 
-// loginLimiter slows down password guessing: after 5 failures for one login
-// name within 15 minutes, further attempts are refused until the window
-// passes. It is in memory; the per-user count in the store (loginAttempts)
-// is what admins see.
-type loginLimiter struct {
-	now func() time.Time
-	mu  sync.Mutex
-	hit map[string][]time.Time
-}
-
-func newLoginLimiter(now func() time.Time) *loginLimiter {
-	return &loginLimiter{now: now, hit: map[string][]time.Time{}}
-}
-
-const (
-	loginWindow      = 15 * time.Minute
-	loginMaxFailures = 5
-)
-
-// allow reports whether another attempt for login may proceed.
-func (l *loginLimiter) allow(login string) bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return len(l.recent(login)) < loginMaxFailures
-}
-
-func (l *loginLimiter) fail(login string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.hit[login] = append(l.recent(login), l.now())
-	if len(l.hit) > 100000 { // bound memory under a spray of names
-		l.hit = map[string][]time.Time{}
+// newCrossOriginProtection is the check of writes made by browsers: same
+// origin (Sec-Fetch-Site, or Origin against Host), or the public URL's
+// origin, which a reverse proxy may not pass on as the Host.
+func newCrossOriginProtection(publicURL string) *http.CrossOriginProtection {
+	cop := http.NewCrossOriginProtection()
+	if u, err := url.Parse(publicURL); err == nil && u.Scheme != "" && u.Host != "" {
+		_ = cop.AddTrustedOrigin(u.Scheme + "://" + u.Host)
 	}
+	return cop
 }
 
-func (l *loginLimiter) succeed(login string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	delete(l.hit, login)
-}
-
-func (l *loginLimiter) recent(login string) []time.Time {
-	cut := l.now().Add(-loginWindow)
-	kept := l.hit[login][:0]
-	for _, t := range l.hit[login] {
-		if t.After(cut) {
-			kept = append(kept, t)
-		}
+// checkOrigin refuses a browser's unsafe request sent from another site.
+// Requests without Origin and Sec-Fetch-Site (scripts, SDKs, curl) pass:
+// they carry no cookie a browser attached on its own.
+func (s *Server) checkOrigin(r *http.Request) error {
+	if err := s.crossOrigin.Check(r); err != nil {
+		return apierr.New(apierr.NoAccess, "cross-origin request refused: a browser may only send this from the server's own pages; scripts and other sites use an API token in the Authorization header")
 	}
-	return kept
+	return nil
+}
+
+// checkCookieWrite guards the writes of a session signed in by cookie, the
+// one credential a browser sends on its own: they must come from this
+// server's own pages, and a body must be declared JSON. A page of another
+// site can neither pass the origin check nor send JSON without the
+// browser asking this server first (CORS preflight), which it does not
+// allow. API tokens are not sent by browsers on their own, so requests
+// authenticated by one are not checked and work from anywhere.
+func (s *Server) checkCookieWrite(r *http.Request, p *Principal) error {
+	if p.Token != nil || p.User == nil {
+		return nil
+	}
+	switch r.Method {
+	case http.MethodGet, http.MethodHead, http.MethodOptions:
+		return nil
+	}
+	if err := s.checkOrigin(r); err != nil {
+		return err
+	}
+	ct := r.Header.Get("Content-Type")
+	if (ct != "" || r.ContentLength != 0) && !httpx.IsJSONContentType(ct) {
+		return apierr.New(apierr.ContentType, "a change made with a session cookie must send its body as JSON (Content-Type: application/json), not %q", ct)
+	}
+	return nil
+}
+
+// clientAddr is the address the request came from, as sign-in limits count
+// it.
+func (s *Server) clientAddr(r *http.Request) string {
+	return clientip.Trust{}.ClientIP(r)
 }

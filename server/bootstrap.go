@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -25,6 +26,9 @@ type BootstrapConfig struct {
 func Bootstrap(ctx context.Context, st store.Store, cfg BootstrapConfig) (generated string, err error) {
 	system := withPrincipal(ctx, &Principal{Token: &store.APIToken{TokenName: "signalbox-bootstrap"}})
 	s := &Server{store: st}
+	if err := checkAdminPassword(ctx, st, cfg.AdminPassword); err != nil {
+		return "", err
+	}
 	kinds := []struct {
 		kind   string
 		tokens []string
@@ -60,7 +64,7 @@ func Bootstrap(ctx context.Context, st store.Store, cfg BootstrapConfig) (genera
 		}
 		password := cfg.AdminPassword
 		if password == "" {
-			password = randomSecret(12)
+			password = GeneratePassword()
 			generated = password
 		}
 		hash, err := HashPassword(password)
@@ -74,6 +78,31 @@ func Bootstrap(ctx context.Context, st store.Store, cfg BootstrapConfig) (genera
 		return []store.Event{{Type: "user-created", Data: eventData(userResponse(u))}}, nil
 	})
 	return generated, err
+}
+
+// checkAdminPassword applies the password rules to the initial admin
+// password before anything is created, when it is going to be used (there
+// is no admin yet): a weak one stops the start with a message that says
+// which rule it breaks. Once the admin exists the setting is not read.
+func checkAdminPassword(ctx context.Context, st store.Store, password string) error {
+	if password == "" {
+		return nil
+	}
+	err := st.View(ctx, func(rd store.Reader) error {
+		_, err := rd.GetUserByLogin(ctx, "admin")
+		return err
+	})
+	if err == nil {
+		return nil
+	}
+	if !apierr.Is(err, apierr.NotFound) {
+		return err
+	}
+	var weak *apierr.Error
+	if err := CheckPassword(password); errors.As(err, &weak) {
+		return fmt.Errorf("the initial admin password (ADMIN_PASSWORD) is not accepted: %s", weak.Message)
+	}
+	return nil
 }
 
 // tokenFromString turns a configured token string into a stored token.
@@ -92,10 +121,17 @@ func tokenFromString(raw, kind string) (store.APIToken, error) {
 }
 
 // redact keeps a token's scope and the first characters of its secret.
+// Text without a scope is all secret: only its first characters are kept.
 func redact(raw string) string {
-	scope, secret, _ := strings.Cut(raw, ".")
+	scope, secret, found := strings.Cut(raw, ".")
+	if !found {
+		scope, secret = "", raw
+	}
 	if len(secret) > 4 {
 		secret = secret[:4]
+	}
+	if !found {
+		return secret + "…"
 	}
 	return scope + "." + secret + "…"
 }

@@ -65,9 +65,14 @@ func eventResponses(list []store.Event) []eventJSON {
 }
 
 // listEvents reads the events and their total under f (the total ignores
-// Limit, Offset and the id bounds' paging).
+// Limit, Offset and the id bounds' paging), as the caller may see them (see
+// redactEvent).
 func (s *Server) listEvents(r *http.Request, f store.EventFilter) (list []store.Event, total int64, err error) {
 	ctx := r.Context()
+	p := principalFrom(ctx)
+	if f.Query != "" && !p.can(PermAdmin) {
+		return s.searchEventsRedacted(r, p, f)
+	}
 	err = s.view(ctx, func(rd store.Reader) error {
 		if list, err = rd.ListEvents(ctx, f); err != nil {
 			return err
@@ -77,7 +82,105 @@ func (s *Server) listEvents(r *http.Request, f store.EventFilter) (list []store.
 		total, err = rd.CountEvents(ctx, count)
 		return err
 	})
+	for i, e := range list {
+		list[i], _ = redactEvent(p, e)
+	}
 	return list, total, err
+}
+
+// searchEventsRedacted is listEvents with a query for a caller from whom
+// some events' details may be hidden. The store matches the query against
+// whole events, so a match on hidden text would tell what it is; here a
+// hidden event matches only through its type and creator. That needs every
+// match at once, so paging is done here.
+func (s *Server) searchEventsRedacted(r *http.Request, p *Principal, f store.EventFilter) ([]store.Event, int64, error) {
+	ctx := r.Context()
+	all := f
+	all.Limit, all.Offset, all.BeforeID = 0, 0, 0
+	var found []store.Event
+	if err := s.view(ctx, func(rd store.Reader) (err error) {
+		found, err = rd.ListEvents(ctx, all)
+		return err
+	}); err != nil {
+		return nil, 0, err
+	}
+	q := strings.ToLower(f.Query)
+	var kept []store.Event
+	for _, e := range found {
+		e, hidden := redactEvent(p, e)
+		if hidden && !strings.Contains(strings.ToLower(e.Type), q) && !strings.Contains(strings.ToLower(e.CreatedBy), q) {
+			continue
+		}
+		kept = append(kept, e)
+	}
+	total := int64(len(kept))
+	if f.BeforeID > 0 {
+		page := kept[:0:0]
+		for _, e := range kept {
+			if e.ID < f.BeforeID {
+				page = append(page, e)
+			}
+		}
+		kept = page
+	}
+	kept = kept[min(f.Offset, len(kept)):]
+	if f.Limit > 0 {
+		kept = kept[:min(f.Limit, len(kept))]
+	}
+	return kept, total, nil
+}
+
+// hiddenText replaces what an event reader may not see.
+const hiddenText = "[hidden]"
+
+// redactEvent returns e as p may see it, and whether anything was hidden.
+// The audit log keeps every event whole; readers see of a token event only
+// what they could see of the token itself: API tokens' names and the first
+// characters of their secrets are for those who may read API tokens (admin
+// tokens' for Admins only), and a personal access token's description for
+// Admins and its owner.
+func redactEvent(p *Principal, e store.Event) (store.Event, bool) {
+	var hide func(doc map[string]any) bool
+	switch {
+	case strings.HasPrefix(e.Type, "api-token-"):
+		hide = func(doc map[string]any) bool {
+			typ, _ := doc["type"].(string)
+			if p.can(PermReadAPIToken) && (typ != store.TokenAdmin || p.can(PermAdmin)) {
+				return false
+			}
+			for _, k := range []string{"tokenName", "username", "displayName", "alias"} {
+				if v, ok := doc[k]; ok && v != nil {
+					doc[k] = hiddenText
+				}
+			}
+			return true
+		}
+	case strings.HasPrefix(e.Type, "pat-"):
+		hide = func(doc map[string]any) bool {
+			owner, _ := doc["userId"].(float64)
+			if p.can(PermAdmin) || (p.UserID() != 0 && float64(p.UserID()) == owner) {
+				return false
+			}
+			if _, ok := doc["description"]; ok {
+				doc["description"] = hiddenText
+			}
+			return true
+		}
+	default:
+		return e, false
+	}
+	hidden := false
+	for _, data := range []*json.RawMessage{&e.Data, &e.PreData} {
+		var doc map[string]any
+		if len(*data) == 0 || json.Unmarshal(*data, &doc) != nil || doc == nil {
+			continue
+		}
+		if hide(doc) {
+			b, _ := json.Marshal(doc) // a decoded document encodes again
+			*data, hidden = b, true
+		}
+	}
+	return e, hidden
 }
 
 // handleListEvents answers the newest 100 events, or every event of the

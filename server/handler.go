@@ -47,6 +47,9 @@ func (m mux) admin(pattern string, perm Permission, h handlerFunc) {
 	m.Handle(pattern, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p, err := s.authenticateAdmin(r)
 		if err == nil {
+			err = s.checkCookieWrite(r, p)
+		}
+		if err == nil {
 			err = s.authorize(r, p, perm)
 		}
 		if err != nil {

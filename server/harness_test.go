@@ -23,7 +23,7 @@ const (
 	testClientToken   = "default:development.client-secret-for-tests"
 	testProdToken     = "*:production.client-secret-prod"
 	testFrontendToken = "default:development.frontend-secret-for-tests"
-	testAdminPassword = "correct-horse-battery"
+	testAdminPassword = "Correct-Horse-Battery-9"
 )
 
 // testServer is a real server over a real SQLite file, on loopback.

@@ -5,8 +5,11 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"net/http"
+	"strconv"
 	"strings"
+	"sync"
 	"time"
+	"unicode/utf8"
 
 	"golang.org/x/crypto/bcrypt"
 
@@ -30,10 +33,22 @@ func randomSecret(n int) string {
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
+// Longest sign-in inputs. Longer ones are refused before they are looked up
+// or counted, so that no request makes the limiter hold more than a short
+// key.
+const (
+	maxLoginNameRunes = 256
+	maxPasswordRunes  = 1024
+)
+
 // handleLogin checks a username (or e-mail) and password and starts a
 // session: a cookie whose value is a random secret; the store keeps only its
-// hash. Failed attempts are counted on the user and rate-limited per login.
+// hash. Attempts are limited per account and per client address (see
+// loginLimiter); failures are also counted on the user for admins to see.
 func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) error {
+	if err := s.checkOrigin(r); err != nil {
+		return err
+	}
 	var body struct {
 		Username string `json:"username"`
 		Email    string `json:"email"`
@@ -42,6 +57,14 @@ func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) error {
 	if err := decode(w, r, &body); err != nil {
 		return err
 	}
+	switch {
+	case utf8.RuneCountInString(body.Username) > maxLoginNameRunes:
+		return apierr.Invalid("username", "the username must be at most %d characters long", maxLoginNameRunes)
+	case utf8.RuneCountInString(body.Email) > maxLoginNameRunes:
+		return apierr.Invalid("email", "the e-mail must be at most %d characters long", maxLoginNameRunes)
+	case utf8.RuneCountInString(body.Password) > maxPasswordRunes:
+		return apierr.Invalid("password", "the password must be at most %d characters long", maxPasswordRunes)
+	}
 	login := strings.TrimSpace(body.Username)
 	if login == "" {
 		login = strings.TrimSpace(body.Email)
@@ -49,24 +72,32 @@ func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) error {
 	if login == "" || body.Password == "" {
 		return apierr.Invalid("username", "username and password are required")
 	}
-	key := strings.ToLower(login)
-	if !s.logins.allow(key) {
-		return apierr.New(apierr.TooManyRequests, "too many failed sign-in attempts for %s; try again in a few minutes", login)
-	}
 	ctx := r.Context()
 	var user store.User
 	err := s.view(ctx, func(rd store.Reader) (err error) {
 		user, err = rd.GetUserByLogin(ctx, login)
 		return err
 	})
+	known := err == nil
 	if err != nil && !apierr.Is(err, apierr.NotFound) {
 		return err
 	}
-	ok := err == nil && user.PasswordHash != "" &&
-		bcrypt.CompareHashAndPassword([]byte(user.PasswordHash), []byte(body.Password)) == nil
+	key := unknownLoginKey(login)
+	if known {
+		key = accountKey(user.ID)
+	}
+	attempt, err := s.reservePasswordCheck(w, r, key)
+	if err != nil {
+		return err
+	}
+	hash := ""
+	if known {
+		hash = user.PasswordHash
+	}
+	ok := s.checkPassword(hash, body.Password)
+	attempt.done(ok)
 	if !ok {
-		s.logins.fail(key)
-		if err == nil {
+		if known {
 			_ = s.store.Update(ctx, func(tx store.Tx) error {
 				_, err := tx.RecordLogin(ctx, user.ID, false, s.now())
 				return err
@@ -74,7 +105,6 @@ func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) error {
 		}
 		return apierr.New(apierr.PasswordMismatch, "wrong username or password")
 	}
-	s.logins.succeed(key)
 	var secret string
 	now := s.now()
 	err = s.store.Update(ctx, func(tx store.Tx) (err error) {
@@ -88,6 +118,46 @@ func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) error {
 	user.SeenAt = &now
 	user.LoginAttempts = 0
 	return writeJSON(w, http.StatusOK, userResponse(user))
+}
+
+// reservePasswordCheck reserves a password check for the limiter key of an
+// account from the request's client address; report its outcome with done.
+// A refusal is a 429 that says how long to wait, in Retry-After too.
+func (s *Server) reservePasswordCheck(w http.ResponseWriter, r *http.Request, key string) (*loginAttempt, error) {
+	a, wait := s.logins.reserve(key, s.clientAddr(r))
+	if a != nil {
+		return a, nil
+	}
+	secs := retryAfter(wait)
+	w.Header().Set("Retry-After", strconv.Itoa(secs))
+	unit := "seconds"
+	if secs == 1 {
+		unit = "second"
+	}
+	return nil, apierr.New(apierr.TooManyRequests, "too many failed sign-ins; try again in %d %s", secs, unit)
+}
+
+// dummyPasswordHash is what a password is checked against when there is no
+// hash to check (no such user, or one who signs in by SAML only), so that
+// such an attempt costs the same bcrypt time as any other and the time of
+// an answer does not tell which names exist.
+var dummyPasswordHash = sync.OnceValue(func() []byte {
+	h, err := bcrypt.GenerateFromPassword([]byte(randomSecret(18)), BcryptCost)
+	if err != nil {
+		panic(err) // a 24-byte password at a valid cost cannot fail
+	}
+	return h
+})
+
+// checkPassword reports whether password matches hash ("" matches
+// nothing). It always spends one bcrypt comparison.
+func (s *Server) checkPassword(hash, password string) bool {
+	s.passwordChecks.Add(1)
+	if hash == "" {
+		_ = bcrypt.CompareHashAndPassword(dummyPasswordHash(), []byte(password))
+		return false
+	}
+	return bcrypt.CompareHashAndPassword([]byte(hash), []byte(password)) == nil
 }
 
 // startSession records a successful login of user and stores a new
@@ -110,8 +180,15 @@ func (s *Server) setSessionCookie(w http.ResponseWriter, secret string, now time
 	})
 }
 
-// handleLogout ends the session of the cookie, if any.
+// handleLogout ends the session of the cookie, if any. Only POST signs
+// out, and only from this server's own pages or from outside a browser (see
+// checkOrigin), so that no link or other site can sign anyone out. A form
+// posted by a browser page is sent back to the start page; other callers get
+// 200.
 func (s *Server) handleLogout(w http.ResponseWriter, r *http.Request) error {
+	if err := s.checkOrigin(r); err != nil {
+		return err
+	}
 	if c, err := r.Cookie(SessionCookie); err == nil && c.Value != "" {
 		err := s.store.Update(r.Context(), func(tx store.Tx) error {
 			return tx.DeleteSession(r.Context(), store.HashSecret(c.Value))
@@ -121,8 +198,8 @@ func (s *Server) handleLogout(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	http.SetCookie(w, &http.Cookie{Name: SessionCookie, Value: "", Path: "/", MaxAge: -1, HttpOnly: true})
-	if r.Method == http.MethodGet {
-		http.Redirect(w, r, "/", http.StatusFound)
+	if strings.Contains(r.Header.Get("Accept"), "text/html") {
+		http.Redirect(w, r, "/", http.StatusSeeOther)
 		return nil
 	}
 	w.WriteHeader(http.StatusOK)

@@ -512,7 +512,7 @@ var oaSecuritySchemes = map[string]*oaSecurityScheme{
 	"adminToken": {Type: "apiKey", In: "header", Name: "Authorization",
 		Description: "An admin token (`*:*.<secret>`) or a personal access token, raw or after `Bearer `."},
 	"session": {Type: "apiKey", In: "cookie", Name: SessionCookie,
-		Description: "The session cookie that `POST /auth/simple/login` sets."},
+		Description: "The session cookie that `POST /auth/simple/login` sets. Changes (POST, PUT, PATCH, DELETE) made with it must come from the server's own pages, not from another site's (403), and send any body as JSON with `Content-Type: application/json` (415). Requests with a token are not limited so."},
 	"clientToken": {Type: "apiKey", In: "header", Name: "Authorization",
 		Description: "A client token, `<project>:<environment>.<secret>`, raw or after `Bearer `."},
 	"frontendToken": {Type: "apiKey", In: "header", Name: "Authorization",

@@ -19,7 +19,6 @@ func (s *Server) routes() (http.Handler, error) {
 	m.public("POST /auth/simple/login", s.handleLogin)
 	m.public("POST /auth/logout", s.handleLogout)
 	m.public("POST /logout", s.handleLogout)
-	m.public("GET /logout", s.handleLogout)
 
 	m.sdk("GET /api/client/features", store.TokenClient, s.handleClientFeatures)
 	m.sdk("GET /api/client/features/{featureName}", store.TokenClient, s.handleClientFeature)

@@ -69,6 +69,13 @@ type Server struct {
 	usage       *prometheus.CounterVec
 	// frontendCORS is the frontend API's CORS policy (frontend_cors.go).
 	frontendCORS frontendCORSCache
+
+	// passwordChecks counts the bcrypt comparisons of sign-ins and
+	// password changes.
+	passwordChecks atomic.Int64
+
+	// crossOrigin checks where browsers' writes come from.
+	crossOrigin *http.CrossOriginProtection
 }
 
 // New builds a Server. It reads the store's revision once; call Run to
@@ -106,6 +113,7 @@ func New(ctx context.Context, st store.Store, cfg Config) (*Server, error) {
 	s.metrics = newMetricsBuffer()
 	s.registry.MustRegister(s.metrics.dropped)
 	s.logins = newLoginLimiter(cfg.Now)
+	s.crossOrigin = newCrossOriginProtection(cfg.PublicURL)
 	rev, err := st.Revision(ctx)
 	if err != nil {
 		return nil, err

@@ -101,7 +101,7 @@ func TestLogin(t *testing.T) {
 
 func TestLoginRateLimit(t *testing.T) {
 	ts := newTestServer(t)
-	for range loginMaxFailures {
+	for range accountLimit.free {
 		ts.request("POST", "/auth/simple/login", "", map[string]string{"username": "admin", "password": "guess"}).must(t, http.StatusUnauthorized)
 	}
 	ts.request("POST", "/auth/simple/login", "", map[string]string{"username": "admin", "password": testAdminPassword}).must(t, http.StatusTooManyRequests)

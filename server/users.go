@@ -3,14 +3,15 @@ package server
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"encoding/json"
+	"math/big"
 	"net/http"
 	"net/mail"
 	"strconv"
 	"strings"
 	"unicode"
-
-	"golang.org/x/crypto/bcrypt"
+	"unicode/utf8"
 
 	"github.com/signalbox/signalbox/internal/apierr"
 	"github.com/signalbox/signalbox/store"
@@ -93,10 +94,24 @@ func checkEmail(email string) error {
 	return nil
 }
 
-// checkNewPassword applies Unleash's password rules (OWASP strength test):
-// 10 to 128 characters with a lower-case and an upper-case letter, a digit
-// and a symbol, and no character three times in a row. bcrypt reads at most
-// 72 bytes, so longer passwords are refused rather than cut.
+// The password rules, Unleash's (its OWASP strength test): PasswordRules
+// says them in words for messages and documentation, CheckPassword applies
+// them.
+const (
+	minPasswordRunes = 10
+	// maxPasswordBytes is bcrypt's limit: it reads no more, so longer
+	// passwords are refused rather than cut.
+	maxPasswordBytes = 72
+	// PasswordRules describes what CheckPassword accepts.
+	PasswordRules = "at least 10 characters and at most 72 bytes, with a lower-case letter, an upper-case letter, a digit and a symbol, and no character three times in a row"
+)
+
+// CheckPassword applies the password rules to a new password, wherever one
+// is set: by an admin, by its user, or as the first admin's at start-up. The
+// error is a ValidationError that names the rule broken.
+func CheckPassword(pw string) error { return checkNewPassword("password", pw) }
+
+// checkNewPassword is CheckPassword for the request property field.
 func checkNewPassword(field, pw string) error {
 	var lower, upper, digit, symbol bool
 	run, prev := 0, rune(-1)
@@ -117,26 +132,75 @@ func checkNewPassword(field, pw string) error {
 			run, prev = 1, r
 		}
 		if run >= 3 {
-			return apierr.Invalid(field, "the password must not repeat a character three times in a row")
+			return apierr.Invalid(field, "the password must not repeat a character three times in a row (%q); a password needs %s", string([]rune{r, r, r}), PasswordRules)
 		}
 	}
-	n := len([]rune(pw))
-	switch {
-	case n < 10:
-		return apierr.Invalid(field, "the password must be at least 10 characters long")
-	case len(pw) > 72:
-		return apierr.Invalid(field, "the password must be at most 72 bytes long")
-	case !lower || !upper || !digit || !symbol:
-		return apierr.Invalid(field, "the password needs a lower-case letter, an upper-case letter, a digit and a symbol")
+	if n := utf8.RuneCountInString(pw); n < minPasswordRunes {
+		return apierr.Invalid(field, "the password must be at least %d characters long, not %d; a password needs %s", minPasswordRunes, n, PasswordRules)
+	}
+	if len(pw) > maxPasswordBytes {
+		return apierr.Invalid(field, "the password must be at most %d bytes long, not %d; a password needs %s", maxPasswordBytes, len(pw), PasswordRules)
+	}
+	var missing []string
+	for _, c := range []struct {
+		has  bool
+		name string
+	}{{lower, "a lower-case letter"}, {upper, "an upper-case letter"}, {digit, "a digit"}, {symbol, "a symbol"}} {
+		if !c.has {
+			missing = append(missing, c.name)
+		}
+	}
+	if len(missing) > 0 {
+		list := strings.Join(missing, ", ")
+		if n := len(missing); n > 1 {
+			list = strings.Join(missing[:n-1], ", ") + " and " + missing[n-1]
+		}
+		return apierr.Invalid(field, "the password needs %s; a password needs %s", list, PasswordRules)
 	}
 	return nil
 }
 
-// hashInitialPassword hashes the password an admin sets at creation. Unleash
-// does not apply the strength rules there; bcrypt's 72-byte limit applies.
+// GeneratePassword returns a random password that follows the password
+// rules, for accounts created without one.
+func GeneratePassword() string {
+	const (
+		lowers  = "abcdefghijkmnopqrstuvwxyz"
+		uppers  = "ABCDEFGHJKLMNPQRSTUVWXYZ"
+		digits  = "23456789"
+		symbols = "-_.!@#%+="
+	)
+	all := lowers + uppers + digits + symbols
+	for {
+		// 20 characters from 66: about 120 bits.
+		b := make([]byte, 20)
+		for i := range b {
+			b[i] = all[randomIndex(len(all))]
+		}
+		// Put one of each class at random places, so that every
+		// generated password passes whatever the draw.
+		for _, class := range []string{lowers, uppers, digits, symbols} {
+			b[randomIndex(len(b))] = class[randomIndex(len(class))]
+		}
+		if pw := string(b); checkNewPassword("password", pw) == nil {
+			return pw
+		}
+	}
+}
+
+// randomIndex is a uniformly random int in [0, n).
+func randomIndex(n int) int {
+	v, err := rand.Int(rand.Reader, big.NewInt(int64(n)))
+	if err != nil {
+		panic(err) // crypto/rand does not fail
+	}
+	return int(v.Int64())
+}
+
+// hashInitialPassword hashes the password an admin sets at creation; the
+// same rules apply as to every other password.
 func hashInitialPassword(pw string) (string, error) {
-	if len(pw) > 72 {
-		return "", apierr.Invalid("password", "the password must be at most 72 bytes long")
+	if err := CheckPassword(pw); err != nil {
+		return "", err
 	}
 	return HashPassword(pw)
 }
@@ -473,8 +537,21 @@ func (s *Server) handleChangeOwnPassword(w http.ResponseWriter, r *http.Request)
 		return apierr.Invalid("confirmPassword", "confirmPassword differs from password")
 	case body.OldPassword == nil && u.PasswordHash != "":
 		return apierr.Invalid("oldPassword", "oldPassword is required to change your password")
-	case u.PasswordHash != "" && bcrypt.CompareHashAndPassword([]byte(u.PasswordHash), []byte(*body.OldPassword)) != nil:
-		return apierr.New(apierr.PasswordMismatch, "the old password is wrong")
+	case body.OldPassword != nil && utf8.RuneCountInString(*body.OldPassword) > maxPasswordRunes:
+		return apierr.Invalid("oldPassword", "oldPassword must be at most %d characters long", maxPasswordRunes)
+	}
+	if u.PasswordHash != "" {
+		// A stolen session must not be a way around the sign-in limit:
+		// guesses at the old password count as failed sign-ins.
+		attempt, err := s.reservePasswordCheck(w, r, accountKey(u.ID))
+		if err != nil {
+			return err
+		}
+		ok := s.checkPassword(u.PasswordHash, *body.OldPassword)
+		attempt.done(ok)
+		if !ok {
+			return apierr.New(apierr.PasswordMismatch, "the old password is wrong")
+		}
 	}
 	if err := checkNewPassword("password", body.Password); err != nil {
 		return err

@@ -250,7 +250,7 @@ func (b *bench) serverRound(n int) error {
 	if err != nil {
 		return err
 	}
-	_, err = server.Bootstrap(b.ctx, st, server.BootstrapConfig{ClientTokens: []string{clientToken}, FrontendTokens: []string{frontendToken}, AdminPassword: "bench-password"})
+	_, err = server.Bootstrap(b.ctx, st, server.BootstrapConfig{ClientTokens: []string{clientToken}, FrontendTokens: []string{frontendToken}, AdminPassword: "Bench-Password-7"})
 	if err == nil {
 		err = fixture.Seed(b.ctx, st, fixture.Features(n, 1), store.EnvDevelopment)
 	}

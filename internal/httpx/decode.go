@@ -78,15 +78,22 @@ func (c *countingReader) Read(p []byte) (int, error) {
 // checkContentType accepts an absent type, application/json and any
 // application/*+json type, ignoring parameters such as charset.
 func checkContentType(ct string) error {
-	if strings.TrimSpace(ct) == "" {
-		return nil
-	}
-	mt, _, err := mime.ParseMediaType(ct)
-	if err == nil && (mt == "application/json" ||
-		(strings.HasPrefix(mt, "application/") && strings.HasSuffix(mt, "+json"))) {
+	if strings.TrimSpace(ct) == "" || IsJSONContentType(ct) {
 		return nil
 	}
 	return apierr.New(apierr.ContentType, "the request body must be JSON (Content-Type: application/json), not %q", ct)
+}
+
+// IsJSONContentType reports whether the Content-Type header value ct names
+// JSON: application/json or an application/*+json type, with any
+// parameters. An absent type is not JSON. Callers that must know a body was
+// declared JSON (those a browser could send from another site as a "simple"
+// request, which may carry no type) use it instead of relying on
+// DecodeJSON, which reads a body without a type as JSON.
+func IsJSONContentType(ct string) bool {
+	mt, _, err := mime.ParseMediaType(ct)
+	return err == nil && (mt == "application/json" ||
+		(strings.HasPrefix(mt, "application/") && strings.HasSuffix(mt, "+json")))
 }
 
 // decodeError maps an encoding/json error to the error kinds DecodeJSON

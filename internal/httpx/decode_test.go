@@ -118,3 +118,28 @@ func TestDecodeJSONNilBodyAndBadTarget(t *testing.T) {
 		t.Errorf("non-pointer target: err = %v, want InternalError", err)
 	}
 }
+
+// IsJSONContentType is what DecodeJSON accepts as a declared type; an absent
+// type, which DecodeJSON reads as JSON, is not a declaration.
+func TestIsJSONContentType(t *testing.T) {
+	for ct, want := range map[string]bool{
+		"application/json":                  true,
+		"Application/JSON; charset=utf-8":   true,
+		"application/merge-patch+json":      true,
+		"":                                  false,
+		" ":                                 false,
+		"text/plain":                        false,
+		"text/plain; x=application/json":    false,
+		"application/x-www-form-urlencoded": false,
+		"multipart/form-data; boundary=x":   false,
+		"application/":                      false,
+		"text/json+x":                       false,
+	} {
+		if got := IsJSONContentType(ct); got != want {
+			t.Errorf("IsJSONContentType(%q) = %v, want %v", ct, got, want)
+		}
+		if err := checkContentType(ct); want && err != nil {
+			t.Errorf("DecodeJSON refuses %q: %v", ct, err)
+		}
+	}
+}

@@ -31,7 +31,7 @@ func startServerIn(t *testing.T, dataDir, databaseURL string, port int) (string,
 	env := map[string]string{
 		"PORT": itoa(port), "HTTP_HOST": "127.0.0.1", "DATA_DIR": dataDir,
 		"INIT_ADMIN_API_TOKENS": adminToken, "INIT_CLIENT_API_TOKENS": clientToken,
-		"ADMIN_PASSWORD": "e2e-password", "LOG_LEVEL": "warn",
+		"ADMIN_PASSWORD": "E2e-Password-7", "LOG_LEVEL": "warn",
 	}
 	if databaseURL != "" {
 		env["DATABASE_URL"] = databaseURL
