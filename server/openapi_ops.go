@@ -163,7 +163,7 @@ var oaOps = map[string]oaOp{
 	"GET /api/admin/projects/{projectId}/features/{featureName}/environments/{environment}/strategies": {ID: "getFeatureStrategies", Summary: "List a flag's strategies in an environment",
 		Resp: oaArray(oaRef("FeatureStrategy"))},
 	"POST /api/admin/projects/{projectId}/features/{featureName}/environments/{environment}/strategies": {ID: "addFeatureStrategy", Summary: "Add a strategy", Body: oaRef("CreateFeatureStrategy"),
-		Resp: oaRef("FeatureStrategy"), Description: "The strategy type must exist and its required parameters be given."},
+		Resp: oaRef("FeatureStrategy"), Description: "The strategy type must exist and its required parameters be given. A `flexibleRollout` without `groupId`, or with an empty one, gets the flag's name as group (here and on every other route that saves strategies), as Unleash stores it."},
 	"POST /api/admin/projects/{projectId}/features/{featureName}/environments/{environment}/strategies/set-sort-order": {ID: "setStrategySortOrder", Summary: "Reorder strategies",
 		Body: oaRef("StrategySortOrder")},
 	"GET /api/admin/projects/{projectId}/features/{featureName}/environments/{environment}/strategies/{strategyId}": {ID: "getFeatureStrategy", Summary: "Get a strategy", Resp: oaRef("FeatureStrategy")},

@@ -157,6 +157,7 @@ func checkStrategy(ctx context.Context, r store.Reader, f store.Feature, st *sto
 	if err := checkStrategyParameters(st); err != nil {
 		return err
 	}
+	fillGroupID(st, f.Name)
 	constraints, err := checkFlagConstraints(ctx, r, "constraints", st.Constraints)
 	if err != nil {
 		return err
@@ -192,6 +193,18 @@ func checkStrategyParameters(st *store.Strategy) error {
 		}
 	}
 	return nil
+}
+
+// fillGroupID gives a flexibleRollout without groupId, or with an empty
+// one, the flag's name as group, as Unleash stores it: SDKs hash
+// "groupId:identifier", so a strategy saved with an empty group would
+// bucket users differently from the same strategy saved by Unleash (and
+// from what SDKs that fall back to the flag name compute). The deprecated
+// gradualRollout* strategies keep what they are given, as in Unleash.
+func fillGroupID(st *store.Strategy, flag string) {
+	if st.Name == "flexibleRollout" && st.Parameters["groupId"] == "" {
+		st.Parameters["groupId"] = flag
+	}
 }
 
 // checkSegmentRefs checks that every segment exists and belongs to the
