@@ -149,6 +149,9 @@ func checkStrategy(ctx context.Context, r store.Reader, f store.Feature, st *sto
 	if st.Name == "" {
 		return apierr.Invalid("name", "name is required: the strategy type, such as flexibleRollout")
 	}
+	if err := checkText("title", st.Title, maxStrategyTitle); err != nil {
+		return err
+	}
 	if _, err := r.GetStrategyDefinition(ctx, st.Name); apierr.Is(err, apierr.NotFound) {
 		return apierr.Invalid("name", "there is no strategy type named %q; see /api/admin/strategies", st.Name)
 	} else if err != nil {
@@ -170,6 +173,9 @@ func checkStrategy(ctx context.Context, r store.Reader, f store.Feature, st *sto
 	return err
 }
 
+// maxStrategyTitle bounds a strategy's title, as a default strategy's.
+const maxStrategyTitle = 255
+
 // percentParameters names the parameters of built-in strategies that hold
 // a percentage.
 var percentParameters = map[string]string{
@@ -181,6 +187,9 @@ func checkStrategyParameters(st *store.Strategy) error {
 	if st.Parameters == nil {
 		st.Parameters = clientapi.Parameters{}
 	}
+	if err := checkParametersText("parameters", st.Parameters); err != nil {
+		return err
+	}
 	if v, ok := st.Parameters["stickiness"]; ok && v == "" {
 		st.Parameters["stickiness"] = "default" // as Unleash does
 	}
@@ -190,6 +199,21 @@ func checkStrategyParameters(st *store.Strategy) error {
 			if err != nil || n < 0 || n > 100 {
 				return apierr.Invalid("parameters."+p, "%s must be a number from 0 to 100, not %q", p, v)
 			}
+		}
+	}
+	return nil
+}
+
+// checkParametersText refuses strategy parameters with a NUL character in
+// a name or a value, which PostgreSQL cannot store. Values are not bounded
+// here beyond the body size: lists of user ids can be long.
+func checkParametersText(path string, params clientapi.Parameters) error {
+	for k, v := range params {
+		if strings.ContainsRune(k, 0) {
+			return apierr.Invalid(path, "the names of %s must not contain NUL characters", path)
+		}
+		if strings.ContainsRune(v, 0) {
+			return apierr.Invalid(path+"."+k, "%s.%s must not contain NUL characters", path, k)
 		}
 	}
 	return nil
