@@ -553,11 +553,14 @@ func (s *Server) handleSAMLCallback(w http.ResponseWriter, r *http.Request) erro
 	}
 	ctx := r.Context()
 	now := s.now()
+	// The answer is used up before anything else, in a transaction of its
+	// own: one that is then refused (an unknown user, say) cannot be
+	// presented again once the reason is gone.
+	if err := s.store.Update(ctx, func(tx store.Tx) error { return useSAMLAnswer(ctx, tx, ident, now) }); err != nil {
+		return err
+	}
 	var secret string
 	err = s.change(ctx, func(tx store.Tx) ([]store.Event, error) {
-		if err := useSAMLAnswer(ctx, tx, ident, now); err != nil {
-			return nil, err
-		}
 		u, events, err := samlUser(ctx, tx, set, email, ident.Name())
 		if err != nil {
 			return nil, err
@@ -585,8 +588,7 @@ func (s *Server) handleSAMLCallback(w http.ResponseWriter, r *http.Request) erro
 const samlUsedIDTTL = samlRequestTTL + time.Minute
 
 // useSAMLAnswer records the ids of the assertion and of the request it
-// answers, in the sign-in's transaction; it refuses the answer if either
-// was used before. The records last until the answer expires, so the
+// answers; it refuses the answer if either was used before. The records last until the answer expires, so the
 // table holds no more than the sign-ins of that period.
 func useSAMLAnswer(ctx context.Context, tx store.Tx, ident *saml.Identity, now time.Time) error {
 	expires := now.Add(samlUsedIDTTL)
@@ -762,7 +764,7 @@ var oaSAMLNoPublicURL = map[string]*oaResponse{"503": oaJSON(
 // oaSAMLSettings documents the settings resource, for openapi_ops.go.
 func oaSAMLSettings() *oaSchema {
 	return oaObject(oaProps{
-		"enabled":         oaBool().d("Whether people can sign in with SAML."),
+		"enabled":         oaBool().d("Whether people can sign in with SAML. Needs the server's public URL (`SIGNALBOX_URL`), from which the service provider's entity id and callback URL derive."),
 		"entityId":        oaString().d("The identity provider's SAML 2.0 entity id (issuer): any string of at most 1024 characters without control characters, usually a URL or URN."),
 		"signOnUrl":       oaString().d("The identity provider's single sign-on URL (HTTP-Redirect binding)."),
 		"certificate":     oaString().d("The identity provider's X.509 signing certificate, PEM or bare base64. Several PEM certificates may be given (rollover); a private key is refused."),

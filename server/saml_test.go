@@ -678,6 +678,26 @@ func runSAMLSignInFlow(t *testing.T, ts *testServer) {
 		}
 	})
 
+	t.Run("refused answer replayed", func(t *testing.T) {
+		ts := onT(ts, t)
+		idp.SignIn(samltest.User{NameID: "late@example.com"})
+		defer idp.SignIn(ada)
+		b := newBrowser(t, ts)
+		ans := b.startSignIn(idp)
+		cookie := b.cookie("/auth/saml/callback", samlRequestCookie)
+		b.post(ans).must(t, http.StatusUnauthorized)
+		// Once the user exists, the answer refused before is still used up.
+		ts.admin("POST", "/api/admin/user-admin", map[string]any{"email": "late@example.com", "rootRole": "Viewer"}).must(t, http.StatusCreated)
+		u, _ := url.Parse(ts.url + "/auth/saml/")
+		b.client.Jar.SetCookies(u, []*http.Cookie{{Name: samlRequestCookie, Value: cookie, Path: "/auth/saml/"}})
+		res := b.post(ans).must(t, http.StatusUnauthorized)
+		if msg := res.Object()["message"].(string); !strings.Contains(msg, "used already") {
+			t.Errorf("message %q", msg)
+		}
+		// A new sign-in works.
+		newBrowser(t, ts).signIn(idp).must(t, http.StatusFound)
+	})
+
 	t.Run("answer for another host", func(t *testing.T) {
 		ts := onT(ts, t)
 		const evil = "evil.example"
