@@ -485,6 +485,9 @@ func checkStrategyTemplate(ctx context.Context, rd store.Reader, path string, t 
 	if err := checkText(at("title"), t.Title, 255); err != nil {
 		return err
 	}
+	if err := checkParametersText(at("parameters"), t.Parameters); err != nil {
+		return err
+	}
 	if err := checkConstraintsAt(at("constraints"), t.Constraints); err != nil {
 		return err
 	}

@@ -291,6 +291,9 @@ func (s *Server) handleCreateFeature(w http.ResponseWriter, r *http.Request) err
 		if err := checkFlagName(in.Name); err != nil {
 			return nil, err
 		}
+		if err := checkFeatureDescription(in.Description); err != nil {
+			return nil, err
+		}
 		if in.Type == "" {
 			in.Type = "release"
 		}
@@ -319,6 +322,16 @@ func (s *Server) handleCreateFeature(w http.ResponseWriter, r *http.Request) err
 		return err
 	}
 	return s.writeFeature(w, r, http.StatusCreated, created.Name)
+}
+
+// maxDescription bounds descriptions of every kind (flags, projects,
+// segments, context fields, groups, strategy types, tag types).
+const maxDescription = 1000
+
+// checkFeatureDescription refuses a flag description that is too long or
+// holds a NUL character, as for every other description.
+func checkFeatureDescription(d string) error {
+	return checkText("description", d, maxDescription)
 }
 
 // checkFeatureType turns an unknown flag type into a ValidationError on type.
@@ -456,6 +469,9 @@ func (s *Server) changeFeature(w http.ResponseWriter, r *http.Request, changes f
 		}
 		after := before
 		if in.Description != nil {
+			if err := checkFeatureDescription(*in.Description); err != nil {
+				return nil, err
+			}
 			after.Description = *in.Description
 		}
 		if in.Type != nil {

@@ -649,6 +649,9 @@ func (im *importer) apply() ([]store.Event, error) {
 // variants and tags in the environment.
 func (im *importer) importFlag(in exportFeature) (store.Feature, error) {
 	ctx, tx, env := im.ctx, im.tx, im.env.Name
+	if err := checkFeatureDescription(in.Description); err != nil {
+		return store.Feature{}, err
+	}
 	if in.Type == "" {
 		in.Type = "release"
 	}

@@ -337,12 +337,12 @@ func oaFeatureSchemas(s map[string]*oaSchema) {
 	s["CreateFeature"] = oaObject(oaProps{
 		"name":           oaString().d("Unique across projects and the archive; URL-safe, no spaces."),
 		"type":           oaEnum(oaFlagTypes...).def("release"),
-		"description":    oaString().null(),
+		"description":    oaString().null().length(0, maxDescription),
 		"impressionData": oaBool().def(false),
 		"tags":           oaArray(oaRef("Tag")),
 	}).req("name")
 	s["UpdateFeature"] = oaObject(oaProps{
-		"description":    oaString().null(),
+		"description":    oaString().null().length(0, maxDescription),
 		"type":           oaEnum(oaFlagTypes...),
 		"stale":          oaBool(),
 		"archived":       oaBool().d("true archives the flag."),
@@ -369,7 +369,7 @@ func oaFeatureSchemas(s map[string]*oaSchema) {
 		"parameters":  oaRef("Parameters"),
 	}).req("name")
 	strategyBody := oaProps{
-		"title":       oaString().null(),
+		"title":       oaString().null().length(0, maxStrategyTitle),
 		"disabled":    oaBool().null(),
 		"sortOrder":   oaInteger(),
 		"constraints": oaArray(oaRef("Constraint")),

@@ -14,6 +14,7 @@ import (
 	"net/url"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/signalbox/signalbox/auth/saml"
 	"github.com/signalbox/signalbox/internal/apierr"
@@ -31,22 +32,30 @@ import (
 //     cookie, as the password login does, and redirects to /.
 //
 // The service provider's entity id is its metadata URL, and its URLs are
-// built from the scheme and Host of each request (https behind TLS, with
-// SecureCookies, or with X-Forwarded-Proto: https). Its signing key and
+// built from the server's public URL (Config.PublicURL), never from the
+// Host or X-Forwarded-* headers of a request, which whoever sends the
+// request chooses: SAML cannot be enabled, and its routes answer 503,
+// without the public URL. Its signing key and
 // self-signed certificate are generated at first use and kept in the
 // settings store, so that they survive restarts and every instance
 // sharing the database uses the same.
 //
 // The identity provider's answer must refer to an authentication request
 // this browser started: the ids of up to samlMaxPending recent requests
-// travel in a signed cookie (IdP-initiated sign-in is not accepted). The
+// travel in a signed cookie (IdP-initiated sign-in is not accepted). Each
+// answer signs in once: the ids of its assertion and of the request it
+// answers are kept in the database (store.UsedIDWriter) until the answer
+// would be refused as expired, so that neither this instance nor another
+// one sharing the database accepts it again. The
 // person is found by e-mail (the NameID, or an e-mail attribute). An
 // unknown person is created when autoCreate is on and the address's domain
 // is one of emailDomains (exactly; subdomains are not included), with
-// defaultRootRole. Then the person joins every group whose mappingsSSO
-// names one of the groups the identity provider sent (attribute
-// "groups", "memberOf" and the like, see saml.GroupAttributes); existing
-// memberships are left alone.
+// defaultRootRole. Then the person's memberships of groups with SSO
+// mappings follow the groups the identity provider sent (attribute
+// "groups", "memberOf" and the like, see saml.GroupAttributes): the person
+// joins every such group whose mappingsSSO names one of them and leaves
+// every such group whose mappingsSSO names none (an answer without group
+// attribute sends none). Groups without SSO mappings are left alone.
 func init() { adminAreas = append(adminAreas, registerSAML) }
 
 func registerSAML(s *Server, m mux) {
@@ -97,8 +106,10 @@ var samlRootRoles = map[string]int{"Viewer": store.RoleViewer, "Editor": store.R
 
 // checkSAMLSettings validates and normalises settings: trimmed strings,
 // the root role in its canonical spelling (Viewer when empty). Every
-// problem is listed in one ValidationError.
-func checkSAMLSettings(in samlSettings, now time.Time) (samlSettings, error) {
+// problem is listed in one ValidationError. Enabled settings need the
+// server's public URL (hasPublicURL), from which the service provider's
+// identifiers derive.
+func checkSAMLSettings(in samlSettings, now time.Time, hasPublicURL bool) (samlSettings, error) {
 	out := in
 	for _, p := range []*string{&out.EntityID, &out.SignOnURL, &out.Certificate, &out.SignOutURL, &out.SPCertificate, &out.EmailDomains, &out.DefaultRootRole} {
 		*p = strings.TrimSpace(*p)
@@ -107,11 +118,17 @@ func checkSAMLSettings(in samlSettings, now time.Time) (samlSettings, error) {
 	bad := func(path, format string, args ...any) {
 		details = append(details, apierr.Detail{Path: path, Message: fmt.Sprintf(format, args...)})
 	}
+	if out.Enabled && !hasPublicURL {
+		bad("enabled", "SAML sign-in cannot be enabled while the server's public URL is not configured: set SIGNALBOX_URL (such as https://flags.example.com) and restart; the service provider's entity id and callback URL derive from it")
+	}
+	// Entity ids are anyURI in the SAML schema, which in practice is any
+	// string: identity providers use names such as "my-idp" as well as
+	// URLs and URNs.
 	switch {
 	case out.EntityID == "":
 		bad("entityId", "entityId is required: the identity provider's SAML entity id (issuer)")
-	case len(out.EntityID) > 1024 || !isURI(out.EntityID):
-		bad("entityId", "entityId must be a URI of at most 1024 characters, such as https://idp.example.com/metadata or urn:example:idp")
+	case len(out.EntityID) > samlMaxEntityID || hasControl(out.EntityID):
+		bad("entityId", "entityId must be at most %d characters without control characters, such as https://idp.example.com/metadata or urn:example:idp", samlMaxEntityID)
 	}
 	if out.SignOnURL == "" {
 		bad("signOnUrl", "signOnUrl is required: the identity provider's single sign-on URL")
@@ -180,9 +197,17 @@ func allExpired(certs []*x509.Certificate, now time.Time) bool {
 	return true
 }
 
-func isURI(s string) bool {
-	u, err := url.Parse(s)
-	return err == nil && u.Scheme != "" && (u.Host != "" || u.Opaque != "") && !strings.ContainsAny(s, " \t\r\n")
+// samlMaxEntityID bounds the identity provider's entity id.
+const samlMaxEntityID = 1024
+
+// hasControl reports whether s has a control character (NUL included).
+func hasControl(s string) bool {
+	for _, r := range s {
+		if unicode.IsControl(r) {
+			return true
+		}
+	}
+	return false
 }
 
 func isHTTPURL(s string) bool {
@@ -266,7 +291,7 @@ func (s *Server) handleSaveSAMLSettings(w http.ResponseWriter, r *http.Request) 
 	if err := decode(w, r, &body); err != nil {
 		return err
 	}
-	set, err := checkSAMLSettings(body, s.now())
+	set, err := checkSAMLSettings(body, s.now(), s.cfg.PublicURL != "")
 	if err != nil {
 		return err
 	}
@@ -340,23 +365,34 @@ func (s *Server) samlKeyPair(ctx context.Context) (saml.KeyPair, error) {
 	return kp, err
 }
 
-// samlBaseURL is the server's public URL when configured (it should be:
-// the SAML entity id, callback and expected audience derive from it), else
-// the scheme and host the browser used to reach the server.
-func (s *Server) samlBaseURL(r *http.Request) string {
-	if s.cfg.PublicURL != "" {
-		return strings.TrimRight(s.cfg.PublicURL, "/")
+// samlBaseURL is the server's public URL, from which the SAML entity id,
+// callback and expected audience derive. It is never taken from a
+// request: Host and X-Forwarded-* are whatever the sender wrote, and an
+// answer meant for another service provider would then be accepted.
+func (s *Server) samlBaseURL() (string, error) {
+	if s.cfg.PublicURL == "" {
+		return "", apierr.New(apierr.NotReady,
+			"SAML sign-in needs the server's public URL: set SIGNALBOX_URL (such as https://flags.example.com) and restart")
 	}
-	scheme := "http"
-	if r.TLS != nil || s.cfg.SecureCookies || strings.EqualFold(strings.TrimSpace(r.Header.Get("X-Forwarded-Proto")), "https") {
-		scheme = "https"
+	return strings.TrimRight(s.cfg.PublicURL, "/"), nil
+}
+
+// checkPublicURL refuses a public URL (Config.PublicURL) that is set but
+// is not an absolute http or https URL without query or fragment.
+func checkPublicURL(s string) error {
+	if s == "" {
+		return nil
 	}
-	return scheme + "://" + r.Host
+	u, err := url.Parse(s)
+	if err != nil || !isHTTPURL(s) || u.RawQuery != "" || u.Fragment != "" || u.User != nil {
+		return fmt.Errorf("server: the public URL %q must be an absolute http or https URL such as https://flags.example.com", s)
+	}
+	return nil
 }
 
 // samlProvider builds the service provider for r from the stored
 // settings. With needEnabled, SAML sign-in must be enabled (404
-// otherwise).
+// otherwise). Without the public URL it answers 503.
 func (s *Server) samlProvider(r *http.Request, needEnabled bool) (saml.ServiceProvider, samlSettings, saml.KeyPair, error) {
 	ctx := r.Context()
 	set, ok, err := s.loadSAMLSettings(ctx)
@@ -367,6 +403,10 @@ func (s *Server) samlProvider(r *http.Request, needEnabled bool) (saml.ServicePr
 		return nil, set, saml.KeyPair{}, apierr.New(apierr.NotFound,
 			"SAML sign-in is not enabled on this server; an admin can set it up with POST /api/admin/auth/saml/settings")
 	}
+	base, err := s.samlBaseURL()
+	if err != nil {
+		return nil, set, saml.KeyPair{}, err
+	}
 	kp, err := s.samlKeyPair(ctx)
 	if err != nil {
 		return nil, set, kp, err
@@ -375,7 +415,6 @@ func (s *Server) samlProvider(r *http.Request, needEnabled bool) (saml.ServicePr
 	if err != nil {
 		return nil, set, kp, err
 	}
-	base := s.samlBaseURL(r)
 	cfg := saml.Config{MetadataURL: base + samlMetadataPath, ACSURL: base + samlCallbackPath, Key: key, Certificate: cert}
 	if ok {
 		certs, err := saml.ParseCertificates(set.Certificate)
@@ -514,18 +553,24 @@ func (s *Server) handleSAMLCallback(w http.ResponseWriter, r *http.Request) erro
 	}
 	ctx := r.Context()
 	now := s.now()
+	// The answer is used up before anything else, in a transaction of its
+	// own: one that is then refused (an unknown user, say) cannot be
+	// presented again once the reason is gone.
+	if err := s.store.Update(ctx, func(tx store.Tx) error { return useSAMLAnswer(ctx, tx, ident, now) }); err != nil {
+		return err
+	}
 	var secret string
 	err = s.change(ctx, func(tx store.Tx) ([]store.Event, error) {
 		u, events, err := samlUser(ctx, tx, set, email, ident.Name())
 		if err != nil {
 			return nil, err
 		}
-		joined, err := joinSSOGroups(ctx, tx, u, ident.Groups())
+		synced, err := syncSSOGroups(ctx, tx, u, ident.Groups())
 		if err != nil {
 			return nil, err
 		}
 		secret, err = s.startSession(ctx, tx, u.ID, now)
-		return append(events, joined...), err
+		return append(events, synced...), err
 	})
 	if err != nil {
 		return err
@@ -535,6 +580,41 @@ func (s *Server) handleSAMLCallback(w http.ResponseWriter, r *http.Request) erro
 	w.Header().Set("Cache-Control", "no-store")
 	http.Redirect(w, r, "/", http.StatusFound)
 	return nil
+}
+
+// samlUsedIDTTL is how long the ids of an accepted answer are kept at
+// least: longer than a pending request lives, so that a request cannot be
+// answered twice while its cookie is valid.
+const samlUsedIDTTL = samlRequestTTL + time.Minute
+
+// useSAMLAnswer records the ids of the assertion and of the request it
+// answers; it refuses the answer if either was used before. The records last until the answer expires, so the
+// table holds no more than the sign-ins of that period.
+func useSAMLAnswer(ctx context.Context, tx store.Tx, ident *saml.Identity, now time.Time) error {
+	expires := now.Add(samlUsedIDTTL)
+	if until := ident.ValidUntil.Add(time.Second); until.After(expires) {
+		expires = until
+	}
+	for _, id := range []string{
+		"saml-assertion:" + samlIDKey(ident.Issuer, ident.AssertionID),
+		"saml-request:" + samlIDKey("", ident.RequestID),
+	} {
+		unused, err := tx.UseID(ctx, id, expires, now)
+		if err != nil {
+			return err
+		}
+		if !unused {
+			return samlRefused(nil, "the identity provider's answer was not accepted: %s", saml.ReasonReplay)
+		}
+	}
+	return nil
+}
+
+// samlIDKey is a fixed-length key for an id chosen by the identity
+// provider, which may be long.
+func samlIDKey(scope, id string) string {
+	sum := sha256.Sum256([]byte(scope + "\x00" + id))
+	return base64.RawURLEncoding.EncodeToString(sum[:])
 }
 
 // samlUser finds the user with e-mail address email or, if settings allow,
@@ -602,13 +682,12 @@ func userByEmail(ctx context.Context, rd store.Reader, email string) (store.User
 	return store.User{}, apierr.New(apierr.NotFound, "no user has the e-mail address %s", email)
 }
 
-// joinSSOGroups adds u to every group whose SSO mappings name one of
-// idpGroups (exactly) and that u does not belong to yet; it returns the
-// events of the memberships it added.
-func joinSSOGroups(ctx context.Context, tx store.Tx, u store.User, idpGroups []string) ([]store.Event, error) {
-	if len(idpGroups) == 0 {
-		return nil, nil
-	}
+// syncSSOGroups makes u's memberships of groups with SSO mappings follow
+// idpGroups, the groups the identity provider sent: u joins each such
+// group whose mappings name one of idpGroups (exactly) and leaves each
+// whose mappings name none. It returns one event per membership added or
+// removed. Groups without mappings are the admins' and are left alone.
+func syncSSOGroups(ctx context.Context, tx store.Tx, u store.User, idpGroups []string) ([]store.Event, error) {
 	sent := map[string]bool{}
 	for _, g := range idpGroups {
 		sent[g] = true
@@ -626,24 +705,46 @@ func joinSSOGroups(ctx context.Context, tx store.Tx, u store.User, idpGroups []s
 		member[g.ID] = true
 	}
 	var events []store.Event
+	event := func(typ string, g store.Group) {
+		events = append(events, store.Event{Type: typ, CreatedBy: samlActor, CreatedByUserID: u.ID,
+			Data: eventData(groupMemberEvent{GroupID: g.ID, UserID: u.ID})})
+	}
 	for _, g := range groups {
-		if member[g.ID] || !mapsAny(g.MappingsSSO, sent) {
+		if !hasMappings(g.MappingsSSO) {
 			continue
 		}
-		err := tx.AddGroupMember(ctx, store.GroupMember{GroupID: g.ID, UserID: u.ID, CreatedBy: samlActor})
-		if apierr.Is(err, apierr.NameExists) {
-			continue
+		switch want := mapsAny(g.MappingsSSO, sent); {
+		case want && !member[g.ID]:
+			err := tx.AddGroupMember(ctx, store.GroupMember{GroupID: g.ID, UserID: u.ID, CreatedBy: samlActor})
+			if apierr.Is(err, apierr.NameExists) {
+				continue
+			}
+			if err != nil {
+				return nil, err
+			}
+			event("group-user-added", g)
+		case !want && member[g.ID]:
+			err := tx.RemoveGroupMember(ctx, g.ID, u.ID)
+			if apierr.Is(err, apierr.NotFound) {
+				continue
+			}
+			if err != nil {
+				return nil, err
+			}
+			event("group-user-removed", g)
 		}
-		if err != nil {
-			return nil, err
-		}
-		events = append(events, store.Event{Type: "group-user-added", CreatedBy: samlActor, CreatedByUserID: u.ID,
-			Data: eventData(struct {
-				GroupID int `json:"groupId"`
-				UserID  int `json:"userId"`
-			}{g.ID, u.ID})})
 	}
 	return events, nil
+}
+
+// hasMappings reports whether mappings name any SSO group.
+func hasMappings(mappings []string) bool {
+	for _, m := range mappings {
+		if strings.TrimSpace(m) != "" {
+			return true
+		}
+	}
+	return false
 }
 
 func mapsAny(mappings []string, sent map[string]bool) bool {
@@ -655,11 +756,16 @@ func mapsAny(mappings []string, sent map[string]bool) bool {
 	return false
 }
 
+// oaSAMLNoPublicURL documents the 503 of the SAML routes, for
+// openapi_ops.go.
+var oaSAMLNoPublicURL = map[string]*oaResponse{"503": oaJSON(
+	"The server's public URL (`SIGNALBOX_URL`) is not configured; SAML needs it (`NotReadyError`).", oaRef("ErrorRecord"))}
+
 // oaSAMLSettings documents the settings resource, for openapi_ops.go.
 func oaSAMLSettings() *oaSchema {
 	return oaObject(oaProps{
-		"enabled":         oaBool().d("Whether people can sign in with SAML."),
-		"entityId":        oaString().d("The identity provider's SAML 2.0 entity id (issuer), a URI."),
+		"enabled":         oaBool().d("Whether people can sign in with SAML. Needs the server's public URL (`SIGNALBOX_URL`), from which the service provider's entity id and callback URL derive."),
+		"entityId":        oaString().d("The identity provider's SAML 2.0 entity id (issuer): any string of at most 1024 characters without control characters, usually a URL or URN."),
 		"signOnUrl":       oaString().d("The identity provider's single sign-on URL (HTTP-Redirect binding)."),
 		"certificate":     oaString().d("The identity provider's X.509 signing certificate, PEM or bare base64. Several PEM certificates may be given (rollover); a private key is refused."),
 		"signOutUrl":      oaString().d("The identity provider's sign-out URL (stored; single logout is not performed)."),

@@ -10,9 +10,11 @@ import (
 	"encoding/json"
 	"encoding/pem"
 	"io"
+	"log/slog"
 	"math/big"
 	"net/http"
 	"net/http/cookiejar"
+	"net/http/httptest"
 	"net/url"
 	"path/filepath"
 	"regexp"
@@ -188,12 +190,45 @@ func selfSigned(t *testing.T, notBefore, notAfter time.Time) string {
 	return string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}))
 }
 
+// newSAMLTestServerOn is a test server over st whose public URL
+// (Config.PublicURL, which SAML needs) is publicURL, or its own address
+// when publicURL is empty.
+func newSAMLTestServerOn(t *testing.T, st store.Store, publicURL string) *testServer {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := Bootstrap(ctx, st, BootstrapConfig{
+		AdminTokens: []string{testAdminToken}, ClientTokens: []string{testClientToken, testProdToken},
+		FrontendTokens: []string{testFrontendToken}, AdminPassword: testAdminPassword,
+	}); err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewUnstartedServer(nil)
+	own := "http://" + hs.Listener.Addr().String()
+	if publicURL == "" {
+		publicURL = own
+	}
+	srv, err := New(ctx, st, Config{Log: slog.New(slog.NewTextHandler(io.Discard, nil)), PublicURL: publicURL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs.Config.Handler = srv.Handler()
+	hs.Start()
+	t.Cleanup(hs.Close)
+	return &testServer{t: t, srv: srv, url: own}
+}
+
+// newSAMLTestServer is newSAMLTestServerOn a fresh SQLite database.
+func newSAMLTestServer(t *testing.T) *testServer {
+	t.Helper()
+	return newSAMLTestServerOn(t, openSQLiteStore(t, filepath.Join(t.TempDir(), "signalbox.db")), "")
+}
+
 func TestSAMLSettings(t *testing.T) {
-	runSAMLSettingsFlow(t, newTestServer(t))
+	runSAMLSettingsFlow(t, newSAMLTestServer(t))
 }
 
 func TestSAMLSignIn(t *testing.T) {
-	runSAMLSignInFlow(t, newTestServer(t))
+	runSAMLSignInFlow(t, newSAMLTestServer(t))
 }
 
 // TestSAMLPostgres runs both flows on PostgreSQL (skipped without
@@ -204,7 +239,7 @@ func TestSAMLPostgres(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	ts := newTestServerOn(t, st)
+	ts := newSAMLTestServerOn(t, st, "")
 	t.Run("Settings", func(t *testing.T) { runSAMLSettingsFlow(t, ts) })
 	t.Run("SignIn", func(t *testing.T) { runSAMLSignInFlow(t, ts) })
 }
@@ -266,7 +301,9 @@ func runSAMLSettingsFlow(t *testing.T, ts *testServer) {
 		{"expired certificate", with(valid, "certificate", expired), "certificate"},
 		{"bad spCertificate", with(valid, "spCertificate", "MIIB"), "spCertificate"},
 		{"no entityId", with(valid, "entityId", " "), "entityId"},
-		{"entityId not a URI", with(valid, "entityId", "my idp"), "entityId"},
+		{"entityId with NUL", with(valid, "entityId", "my\x00idp"), "entityId"},
+		{"entityId with a newline", with(valid, "entityId", "my\nidp"), "entityId"},
+		{"entityId too long", with(valid, "entityId", "urn:"+strings.Repeat("x", 1021)), "entityId"},
 		{"no signOnUrl", with(valid, "signOnUrl", nil), "signOnUrl"},
 		{"signOnUrl not http", with(valid, "signOnUrl", "ftp://idp.example/sso"), "signOnUrl"},
 		{"signOnUrl relative", with(valid, "signOnUrl", "/sso"), "signOnUrl"},
@@ -304,6 +341,15 @@ func runSAMLSettingsFlow(t *testing.T, ts *testServer) {
 	if n := len(events(t, ts, "setting-updated")); n != before {
 		t.Errorf("refused settings wrote %d events", n-before)
 	}
+
+	// Entity ids are any string (anyURI), up to 1024 characters.
+	for _, id := range []string{"my-idp", "my idp", "urn:example:idp", "https://idp.example/metadata", "urn:" + strings.Repeat("x", 1020)} {
+		ts.admin("POST", path, with(valid, "entityId", id)).must(t, http.StatusOK).Decode(t, &got)
+		if got.EntityID != id {
+			t.Errorf("entityId %q stored as %q", id, got.EntityID)
+		}
+	}
+	before = len(events(t, ts, "setting-updated"))
 
 	// An expired certificate may be kept while SAML is disabled.
 	ts.admin("POST", path, with(valid, "enabled", false, "certificate", expired)).must(t, http.StatusOK)
@@ -549,6 +595,147 @@ func runSAMLSignInFlow(t *testing.T, ts *testServer) {
 		if d := jsonObject(t, evs[len(evs)-1].Data); d["groupId"] != float64(eng.ID) || d["userId"] != float64(adaID) {
 			t.Errorf("event data %v", d)
 		}
+
+		// Memberships of mapped groups follow the identity provider: a
+		// group it no longer sends is left at the next sign-in, with an
+		// event; groups without mappings are the admins' and stay.
+		var unmapped store.Group
+		err = ts.srv.store.Update(context.Background(), func(tx store.Tx) (err error) {
+			ctx := context.Background()
+			groups, err := tx.ListGroups(ctx)
+			for _, g := range groups {
+				if g.Name == "Unmapped" {
+					unmapped = g
+				}
+			}
+			if err == nil {
+				err = tx.AddGroupMember(ctx, store.GroupMember{GroupID: unmapped.ID, UserID: adaID, CreatedBy: "admin"})
+			}
+			if err == nil {
+				_, err = tx.AppendEvent(ctx, store.Event{Type: "group-user-added", CreatedBy: "test"})
+			}
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		groupsOf := func() []int {
+			t.Helper()
+			var ids []int
+			err := ts.srv.store.View(context.Background(), func(r store.Reader) error {
+				groups, err := r.ListUserGroups(context.Background(), adaID)
+				for _, g := range groups {
+					ids = append(ids, g.ID)
+				}
+				return err
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return ids
+		}
+		removedBefore := len(events(t, ts, "group-user-removed"))
+		idp.SignIn(with2(ada, "other"))
+		newBrowser(t, ts).signIn(idp).must(t, http.StatusFound)
+		if got, want := groupsOf(), []int{other.ID, unmapped.ID}; !slices.Equal(got, want) {
+			t.Errorf("after the IdP dropped eng: groups %v, want %v", got, want)
+		}
+		removed := events(t, ts, "group-user-removed")
+		if len(removed) != removedBefore+1 {
+			t.Fatalf("%d group-user-removed events, want %d", len(removed), removedBefore+1)
+		}
+		if e := removed[len(removed)-1]; e.CreatedBy != samlActor || jsonObject(t, e.Data)["groupId"] != float64(eng.ID) || jsonObject(t, e.Data)["userId"] != float64(adaID) {
+			t.Errorf("removal event by %q: %s", e.CreatedBy, e.Data)
+		}
+		// An answer without groups leaves every mapped group.
+		idp.SignIn(ada)
+		newBrowser(t, ts).signIn(idp).must(t, http.StatusFound)
+		if got, want := groupsOf(), []int{unmapped.ID}; !slices.Equal(got, want) {
+			t.Errorf("after an answer without groups: groups %v, want %v", got, want)
+		}
+		if n := len(events(t, ts, "group-user-removed")); n != removedBefore+2 {
+			t.Errorf("%d group-user-removed events, want %d", n, removedBefore+2)
+		}
+	})
+
+	t.Run("replayed answer", func(t *testing.T) {
+		ts := onT(ts, t)
+		b := newBrowser(t, ts)
+		ans := b.startSignIn(idp)
+		// Whoever copied the answer and the request cookie (a shared
+		// computer, a proxy's log) cannot start a second session with them.
+		cookie := b.cookie("/auth/saml/callback", samlRequestCookie)
+		b.post(ans).must(t, http.StatusFound)
+		thief := newBrowser(t, ts)
+		u, _ := url.Parse(ts.url + "/auth/saml/")
+		thief.client.Jar.SetCookies(u, []*http.Cookie{{Name: samlRequestCookie, Value: cookie, Path: "/auth/saml/"}})
+		res := thief.post(ans).must(t, http.StatusUnauthorized)
+		if msg := res.Object()["message"].(string); !strings.Contains(msg, "used already") {
+			t.Errorf("message %q", msg)
+		}
+		if thief.cookie("/", SessionCookie) != "" {
+			t.Error("session cookie for a replayed answer")
+		}
+	})
+
+	t.Run("refused answer replayed", func(t *testing.T) {
+		ts := onT(ts, t)
+		idp.SignIn(samltest.User{NameID: "late@example.com"})
+		defer idp.SignIn(ada)
+		b := newBrowser(t, ts)
+		ans := b.startSignIn(idp)
+		cookie := b.cookie("/auth/saml/callback", samlRequestCookie)
+		b.post(ans).must(t, http.StatusUnauthorized)
+		// Once the user exists, the answer refused before is still used up.
+		ts.admin("POST", "/api/admin/user-admin", map[string]any{"email": "late@example.com", "rootRole": "Viewer"}).must(t, http.StatusCreated)
+		u, _ := url.Parse(ts.url + "/auth/saml/")
+		b.client.Jar.SetCookies(u, []*http.Cookie{{Name: samlRequestCookie, Value: cookie, Path: "/auth/saml/"}})
+		res := b.post(ans).must(t, http.StatusUnauthorized)
+		if msg := res.Object()["message"].(string); !strings.Contains(msg, "used already") {
+			t.Errorf("message %q", msg)
+		}
+		// A new sign-in works.
+		newBrowser(t, ts).signIn(idp).must(t, http.StatusFound)
+	})
+
+	t.Run("answer for another host", func(t *testing.T) {
+		ts := onT(ts, t)
+		const evil = "evil.example"
+		// The metadata names the public URL whatever Host and
+		// X-Forwarded-* say.
+		req, _ := http.NewRequest("GET", ts.url+"/auth/saml/metadata", nil)
+		req.Host = evil
+		req.Header.Set("X-Forwarded-Proto", "https")
+		req.Header.Set("X-Forwarded-Host", evil)
+		b := newBrowser(t, ts)
+		md := b.do(req).must(t, http.StatusOK)
+		if strings.Contains(string(md.Body), evil) || !strings.Contains(string(md.Body), `entityID="`+ts.url+`/auth/saml/metadata"`) {
+			t.Errorf("metadata under another Host:\n%s", md.Body)
+		}
+		if err := idp.Trust(md.Body); err != nil {
+			t.Fatal(err)
+		}
+		// An answer meant for the service provider at the other host,
+		// posted under that Host, is refused.
+		idp.SetAudience("http://" + evil + "/auth/saml/metadata")
+		defer idp.SetAudience("")
+		req, _ = http.NewRequest("GET", ts.url+"/auth/saml/login", nil)
+		req.Host = evil
+		loc := b.do(req).must(t, http.StatusFound).Header.Get("Location")
+		ans, err := idp.Answer(loc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req, _ = http.NewRequest("POST", ts.url+"/auth/saml/callback", strings.NewReader(ans.Form.Encode()))
+		req.Host = evil
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		res := b.do(req).must(t, http.StatusUnauthorized)
+		if msg := res.Object()["message"].(string); !strings.Contains(msg, "audience") {
+			t.Errorf("message %q", msg)
+		}
+		if b.cookie("/", SessionCookie) != "" {
+			t.Error("session cookie for an answer meant for another host")
+		}
 	})
 
 	t.Run("wrong certificate", func(t *testing.T) {
@@ -631,12 +818,110 @@ func with2(u samltest.User, groups ...string) samltest.User {
 
 var x509Data = regexp.MustCompile(`<X509Certificate[^>]*>([^<]+)</`)
 
+// An answer is accepted once across every instance sharing the database:
+// the used ids are in the database, not in one process.
+func TestSAMLReplayAcrossInstances(t *testing.T) {
+	st := openSQLiteStore(t, filepath.Join(t.TempDir(), "signalbox.db"))
+	a := newSAMLTestServerOn(t, st, "")
+	// b is another instance behind the same public URL.
+	b := newSAMLTestServerOn(t, st, a.url)
+	idp := samltest.New(t)
+	idp.SignIn(samltest.User{NameID: "ada@example.com"})
+	configureSAML(t, a, idp, settingsFor(idp))
+	a.admin("POST", "/api/admin/user-admin", map[string]any{"email": "ada@example.com", "rootRole": "Viewer"}).must(t, http.StatusCreated)
+
+	onB := func(ans samltest.Answer) samltest.Answer {
+		ans.Action = strings.Replace(ans.Action, a.url, b.url, 1)
+		return ans
+	}
+	// Each instance accepts an answer to a request started on the other.
+	br := newBrowser(t, a)
+	ans := br.startSignIn(idp)
+	cookie := br.cookie("/auth/saml/callback", samlRequestCookie)
+	br.post(onB(ans)).must(t, http.StatusFound)
+
+	// The same answer, with the request cookie, is refused by the other.
+	thief := newBrowser(t, a)
+	u, _ := url.Parse(a.url + "/auth/saml/")
+	thief.client.Jar.SetCookies(u, []*http.Cookie{{Name: samlRequestCookie, Value: cookie, Path: "/auth/saml/"}})
+	res := thief.post(ans).must(t, http.StatusUnauthorized)
+	if msg := res.Object()["message"].(string); !strings.Contains(msg, "used already") {
+		t.Errorf("message %q", msg)
+	}
+}
+
+// SAML needs the server's public URL: without it, SAML cannot be enabled
+// and its routes say what to configure, instead of trusting the Host
+// header.
+func TestSAMLWithoutPublicURL(t *testing.T) {
+	ts := newTestServer(t)
+	idp := samltest.New(t)
+	const path = "/api/admin/auth/saml/settings"
+	res := ts.admin("POST", path, settingsFor(idp)).must(t, http.StatusBadRequest)
+	var body struct {
+		Name    string
+		Message string
+		Details []struct{ Path, Message string }
+	}
+	res.Decode(t, &body)
+	if body.Name != "ValidationError" || len(body.Details) != 1 || body.Details[0].Path != "enabled" || !strings.Contains(body.Message, "SIGNALBOX_URL") {
+		t.Errorf("enabling SAML without public URL: %s", res.Body)
+	}
+	// Disabled settings can be prepared.
+	ts.admin("POST", path, with(settingsFor(idp), "enabled", false)).must(t, http.StatusOK)
+	for _, res := range []response{
+		ts.request("GET", "/auth/saml/metadata", "", nil, "X-Forwarded-Proto", "https"),
+	} {
+		if res.Status != http.StatusServiceUnavailable || !strings.Contains(res.Object()["message"].(string), "SIGNALBOX_URL") {
+			t.Errorf("metadata without public URL: %d %s", res.Status, res.Body)
+		}
+	}
+	// Settings enabled while a public URL was configured: sign-in says what
+	// is missing.
+	value, _ := json.Marshal(with(settingsFor(idp), "defaultRootRole", "Viewer"))
+	err := ts.srv.store.Update(context.Background(), func(tx store.Tx) error {
+		if _, err := tx.PutSetting(context.Background(), store.Setting{Name: samlSettingName, Value: value}); err != nil {
+			return err
+		}
+		_, err := tx.AppendEvent(context.Background(), store.Event{Type: "setting-updated", CreatedBy: "test"})
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := newBrowser(t, ts)
+	for _, res := range []response{
+		b.get("/auth/saml/metadata"),
+		b.get("/auth/saml/login"),
+		b.post(samltest.Answer{Action: ts.url + "/auth/saml/callback", Form: url.Values{"SAMLResponse": {"eA=="}}}),
+	} {
+		if res.Status != http.StatusServiceUnavailable || !strings.Contains(res.Object()["message"].(string), "SIGNALBOX_URL") {
+			t.Errorf("without public URL: %d %s", res.Status, res.Body)
+		}
+	}
+}
+
+// A public URL that is set must be an absolute http(s) URL.
+func TestPublicURLChecked(t *testing.T) {
+	st := openSQLiteStore(t, filepath.Join(t.TempDir(), "signalbox.db"))
+	for _, u := range []string{"flags.example.com", "/signalbox", "ftp://flags.example.com", "https://", "https://flags.example.com/?a=b", "https://flags.example.com/#x", "https://user:pw@flags.example.com"} {
+		if _, err := New(t.Context(), st, Config{Log: slog.New(slog.NewTextHandler(io.Discard, nil)), PublicURL: u}); err == nil {
+			t.Errorf("public URL %q accepted", u)
+		}
+	}
+	for _, u := range []string{"https://flags.example.com", "http://localhost:4242/", "https://example.com/signalbox"} {
+		if _, err := New(t.Context(), st, Config{Log: slog.New(slog.NewTextHandler(io.Discard, nil)), PublicURL: u}); err != nil {
+			t.Errorf("public URL %q: %v", u, err)
+		}
+	}
+}
+
 // The service provider's key is generated once and kept in the database:
 // every instance, and every restart, publishes the same certificate.
 func TestSAMLKeySharedAcrossInstances(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "signalbox.db")
 	st := openSQLiteStore(t, path)
-	a, b := newTestServerOn(t, st), newTestServerOn(t, st)
+	a, b := newSAMLTestServerOn(t, st, ""), newSAMLTestServerOn(t, st, "")
 	certOf := func(ts *testServer) string {
 		t.Helper()
 		md := ts.request("GET", "/auth/saml/metadata", "", nil).must(t, http.StatusOK)
@@ -675,7 +960,7 @@ func TestSAMLKeySharedAcrossInstances(t *testing.T) {
 		t.Error("certificate changed")
 	}
 	st.Close()
-	restarted := newTestServerOn(t, openSQLiteStore(t, path))
+	restarted := newSAMLTestServerOn(t, openSQLiteStore(t, path), "")
 	if certOf(restarted) != first {
 		t.Error("the certificate changed across a restart")
 	}
@@ -683,7 +968,7 @@ func TestSAMLKeySharedAcrossInstances(t *testing.T) {
 
 // The SAML endpoints answer what the OpenAPI document says.
 func TestSAMLOpenAPI(t *testing.T) {
-	ts := newTestServer(t)
+	ts := newSAMLTestServer(t)
 	idp := samltest.New(t)
 	c := newOAChecker(t, ts)
 	const path = "/api/admin/auth/saml/settings"
@@ -694,6 +979,8 @@ func TestSAMLOpenAPI(t *testing.T) {
 	c.do("POST", path, "", settingsFor(idp), http.StatusUnauthorized)
 	c.do("POST", path, testClientToken, settingsFor(idp), http.StatusForbidden)
 	c.do("GET", path, testAdminToken, nil, http.StatusOK)
+	noURL := newOAChecker(t, newTestServer(t))
+	noURL.do("GET", "/auth/saml/metadata", "", nil, http.StatusServiceUnavailable)
 	// The metadata (XML) and the browser flow (redirects, forms) are
 	// checked by the tests above; kin-openapi decodes neither.
 }

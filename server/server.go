@@ -35,8 +35,9 @@ type Config struct {
 	// SecureCookies marks session cookies Secure (behind HTTPS).
 	SecureCookies bool
 	// PublicURL is the address users reach the server at, such as
-	// https://flags.example.com; SAML sign-in derives its identifiers from
-	// it. Empty: taken from each request's Host header.
+	// https://flags.example.com: an absolute http or https URL. SAML
+	// sign-in derives its identifiers from it and needs it: it is never
+	// taken from request headers.
 	PublicURL string
 	// FrontendAPIOrigins are the origins the frontend API answers browsers
 	// from (CORS) until an admin saves the setting; "*" allows any, and
@@ -102,6 +103,9 @@ func New(ctx context.Context, st store.Store, cfg Config) (*Server, error) {
 			return nil, fmt.Errorf("frontend API origins: %w", err)
 		}
 		cfg.FrontendAPIOrigins = origins
+	}
+	if err := checkPublicURL(cfg.PublicURL); err != nil {
+		return nil, err
 	}
 	s := &Server{cfg: cfg, log: cfg.Log, store: st, now: cfg.Now, registry: prometheus.NewRegistry()}
 	s.registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))

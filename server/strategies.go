@@ -149,6 +149,9 @@ func checkStrategy(ctx context.Context, r store.Reader, f store.Feature, st *sto
 	if st.Name == "" {
 		return apierr.Invalid("name", "name is required: the strategy type, such as flexibleRollout")
 	}
+	if err := checkText("title", st.Title, maxStrategyTitle); err != nil {
+		return err
+	}
 	if _, err := r.GetStrategyDefinition(ctx, st.Name); apierr.Is(err, apierr.NotFound) {
 		return apierr.Invalid("name", "there is no strategy type named %q; see /api/admin/strategies", st.Name)
 	} else if err != nil {
@@ -157,6 +160,7 @@ func checkStrategy(ctx context.Context, r store.Reader, f store.Feature, st *sto
 	if err := checkStrategyParameters(st); err != nil {
 		return err
 	}
+	fillGroupID(st, f.Name)
 	constraints, err := checkFlagConstraints(ctx, r, "constraints", st.Constraints)
 	if err != nil {
 		return err
@@ -169,6 +173,9 @@ func checkStrategy(ctx context.Context, r store.Reader, f store.Feature, st *sto
 	return err
 }
 
+// maxStrategyTitle bounds a strategy's title, as a default strategy's.
+const maxStrategyTitle = 255
+
 // percentParameters names the parameters of built-in strategies that hold
 // a percentage.
 var percentParameters = map[string]string{
@@ -179,6 +186,9 @@ var percentParameters = map[string]string{
 func checkStrategyParameters(st *store.Strategy) error {
 	if st.Parameters == nil {
 		st.Parameters = clientapi.Parameters{}
+	}
+	if err := checkParametersText("parameters", st.Parameters); err != nil {
+		return err
 	}
 	if v, ok := st.Parameters["stickiness"]; ok && v == "" {
 		st.Parameters["stickiness"] = "default" // as Unleash does
@@ -192,6 +202,33 @@ func checkStrategyParameters(st *store.Strategy) error {
 		}
 	}
 	return nil
+}
+
+// checkParametersText refuses strategy parameters with a NUL character in
+// a name or a value, which PostgreSQL cannot store. Values are not bounded
+// here beyond the body size: lists of user ids can be long.
+func checkParametersText(path string, params clientapi.Parameters) error {
+	for k, v := range params {
+		if strings.ContainsRune(k, 0) {
+			return apierr.Invalid(path, "the names of %s must not contain NUL characters", path)
+		}
+		if strings.ContainsRune(v, 0) {
+			return apierr.Invalid(path+"."+k, "%s.%s must not contain NUL characters", path, k)
+		}
+	}
+	return nil
+}
+
+// fillGroupID gives a flexibleRollout without groupId, or with an empty
+// one, the flag's name as group, as Unleash stores it: SDKs hash
+// "groupId:identifier", so a strategy saved with an empty group would
+// bucket users differently from the same strategy saved by Unleash (and
+// from what SDKs that fall back to the flag name compute). The deprecated
+// gradualRollout* strategies keep what they are given, as in Unleash.
+func fillGroupID(st *store.Strategy, flag string) {
+	if st.Name == "flexibleRollout" && st.Parameters["groupId"] == "" {
+		st.Parameters["groupId"] = flag
+	}
 }
 
 // checkSegmentRefs checks that every segment exists and belongs to the

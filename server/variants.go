@@ -125,6 +125,9 @@ func checkVariant(p string, v *clientapi.Variant, strategyLevel bool) error {
 	if strings.TrimSpace(v.Name) == "" {
 		return apierr.Invalid(p+".name", "every variant needs a name")
 	}
+	if err := checkVariantText(p, v); err != nil {
+		return err
+	}
 	if v.Weight < 0 || v.Weight > 1000 {
 		return apierr.Invalid(p+".weight", "weight must be from 0 to 1000, not %d", v.Weight)
 	}
@@ -157,6 +160,28 @@ func checkVariant(p string, v *clientapi.Variant, strategyLevel bool) error {
 			return apierr.Invalid(p+".overrides["+strconv.Itoa(j)+"].contextName", "every override needs a contextName")
 		}
 		o.Values = nonNilList(o.Values)
+	}
+	return nil
+}
+
+// checkVariantText refuses a variant with a NUL character in any of its
+// strings, which PostgreSQL cannot store.
+func checkVariantText(p string, v *clientapi.Variant) error {
+	fields := []struct{ path, value string }{{".name", v.Name}, {".stickiness", v.Stickiness}}
+	if v.Payload != nil {
+		fields = append(fields, struct{ path, value string }{".payload.type", v.Payload.Type}, struct{ path, value string }{".payload.value", v.Payload.Value})
+	}
+	for j, o := range v.Overrides {
+		at := ".overrides[" + strconv.Itoa(j) + "]"
+		fields = append(fields, struct{ path, value string }{at + ".contextName", o.ContextName})
+		for _, val := range o.Values {
+			fields = append(fields, struct{ path, value string }{at + ".values", val})
+		}
+	}
+	for _, f := range fields {
+		if strings.ContainsRune(f.value, 0) {
+			return apierr.Invalid(p+f.path, "%s must not contain NUL characters", p+f.path)
+		}
 	}
 	return nil
 }

@@ -38,3 +38,16 @@ type SettingWriter interface {
 	// event. BadData as for PutSetting.
 	InitSetting(ctx context.Context, s Setting) (Setting, error)
 }
+
+// UsedIDWriter remembers one-time ids, such as those of SAML assertions and
+// authentication requests, so that none is accepted twice, not even by
+// another instance sharing the database. Operational: needs no audit
+// event.
+type UsedIDWriter interface {
+	// UseID records id as used until expires and reports whether it was
+	// unused: false, changing nothing, if id is recorded already and its
+	// record has not expired at now. Records that expired before now are
+	// deleted, so the table holds only ids that could still be presented.
+	// BadData if id is empty.
+	UseID(ctx context.Context, id string, expires, now time.Time) (unused bool, err error)
+}

@@ -84,4 +84,5 @@ type Tx interface {
 	AccessWriter
 	ChangeRequestWriter
 	SettingWriter
+	UsedIDWriter
 }

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/beevik/etree"
 	crewjam "github.com/crewjam/saml"
@@ -185,7 +186,42 @@ func (c *crewjamSP) ParseResponse(samlResponse string, requestIDs []string) (*Id
 		}
 		return nil, &ResponseError{Reason: reasonFor(cause), Err: cause}
 	}
-	return identityOf(a), nil
+	id := identityOf(a)
+	if id.RequestID == "" {
+		// The library checked the response's InResponseTo; an assertion
+		// without subject confirmation does not repeat it.
+		doc := etree.NewDocument()
+		if doc.ReadFromBytes(raw) == nil && doc.Root() != nil {
+			id.RequestID = doc.Root().SelectAttrValue("InResponseTo", "")
+		}
+	}
+	if id.AssertionID == "" || id.RequestID == "" {
+		return nil, &ResponseError{Reason: ReasonMalformed, Err: errors.New("the assertion has no ID or answers no request (InResponseTo)")}
+	}
+	return id, nil
+}
+
+// validUntil is the last instant at which the library accepts assertion
+// a: it refuses assertions issued more than MaxIssueDelay ago and those
+// past a NotOnOrAfter by more than MaxClockSkew.
+func validUntil(a *crewjam.Assertion) time.Time {
+	until := a.IssueInstant.Add(crewjam.MaxIssueDelay)
+	earlier := func(t time.Time) {
+		if !t.IsZero() && t.Add(crewjam.MaxClockSkew).Before(until) {
+			until = t.Add(crewjam.MaxClockSkew)
+		}
+	}
+	if a.Conditions != nil {
+		earlier(a.Conditions.NotOnOrAfter)
+	}
+	if a.Subject != nil {
+		for _, sc := range a.Subject.SubjectConfirmations {
+			if sc.SubjectConfirmationData != nil {
+				earlier(sc.SubjectConfirmationData.NotOnOrAfter)
+			}
+		}
+	}
+	return until
 }
 
 // reasonFor sorts the library's (unexported, textual) validation errors
@@ -228,7 +264,15 @@ func reasonFor(err error) string {
 }
 
 func identityOf(a *crewjam.Assertion) *Identity {
-	id := &Identity{}
+	id := &Identity{Issuer: a.Issuer.Value, AssertionID: a.ID, ValidUntil: validUntil(a)}
+	if a.Subject != nil {
+		for _, sc := range a.Subject.SubjectConfirmations {
+			if d := sc.SubjectConfirmationData; d != nil && d.InResponseTo != "" {
+				id.RequestID = d.InResponseTo
+				break
+			}
+		}
+	}
 	if a.Subject != nil && a.Subject.NameID != nil {
 		id.NameID = strings.TrimSpace(a.Subject.NameID.Value)
 		id.NameIDFormat = a.Subject.NameID.Format

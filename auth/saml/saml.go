@@ -96,6 +96,16 @@ type Identity struct {
 	NameIDFormat string
 	SessionIndex string
 	Attributes   []Attribute
+
+	// Issuer is the identity provider's entity id, AssertionID the id of
+	// the assertion and RequestID the id of the authentication request it
+	// answers (InResponseTo). The library checks one answer at a time: to
+	// refuse a replayed answer, the server must remember these ids until
+	// ValidUntil, when ParseResponse would refuse the answer anyway.
+	Issuer      string
+	AssertionID string
+	RequestID   string
+	ValidUntil  time.Time
 }
 
 // Attribute names the identity provider may use, compared ignoring case
@@ -218,6 +228,7 @@ const (
 	ReasonDestination = "it was addressed to another URL (destination or recipient)"
 	ReasonRequest     = "it does not answer a sign-in started in this browser (InResponseTo); start again"
 	ReasonStatus      = "the identity provider did not sign the person in"
+	ReasonReplay      = "it was used already (a SAML answer signs in once); start again"
 	ReasonInvalid     = "it is not valid"
 )
 

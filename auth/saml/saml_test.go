@@ -95,6 +95,21 @@ func TestSignInRoundTrip(t *testing.T) {
 	if id.NameIDFormat != saml.EmailNameIDFormat || id.SessionIndex == "" {
 		t.Errorf("identity: %+v", id)
 	}
+	// What the server needs to refuse a replay: the ids, and how long the
+	// answer would be accepted.
+	if id.Issuer != idp.EntityID || id.AssertionID == "" || len(idp.Requests()) != 1 || id.RequestID != idp.Requests()[0] {
+		t.Errorf("ids: issuer %q assertion %q request %q (requests %v)", id.Issuer, id.AssertionID, id.RequestID, idp.Requests())
+	}
+	if now := time.Now(); id.ValidUntil.Before(now) || id.ValidUntil.After(now.Add(10*time.Minute)) {
+		t.Errorf("valid until %v", id.ValidUntil)
+	}
+	again, err := signIn(t, sp, idp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.AssertionID == id.AssertionID || again.RequestID == id.RequestID {
+		t.Errorf("two sign-ins share ids: %+v %+v", id, again)
+	}
 }
 
 func TestAuthnRequestIsSigned(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/signalbox/signalbox/internal/apierr"
 	"github.com/signalbox/signalbox/store"
@@ -72,4 +73,27 @@ func (t *tx) InitSetting(ctx context.Context, s store.Setting) (store.Setting, e
 		return store.Setting{}, err
 	}
 	return t.GetSetting(ctx, s.Name)
+}
+
+// UseID is operational: it uses guard, not write. Deleting the expired
+// records first lets an id whose record expired be recorded anew; the
+// insert then decides, and a concurrent transaction inserting the same id
+// waits for this one (PostgreSQL) or runs after it (SQLite).
+func (t *tx) UseID(ctx context.Context, id string, expires, now time.Time) (bool, error) {
+	if id == "" {
+		return false, apierr.New(apierr.BadData, "a used id must not be empty")
+	}
+	var n int64
+	err := t.guard(ctx, func() error {
+		if _, err := t.exec(ctx, `DELETE FROM used_ids WHERE expires_at < ?`, timeArg(now)); err != nil {
+			return adapt(err, "used ids", nil)
+		}
+		res, err := t.exec(ctx, `INSERT INTO used_ids (id, expires_at) VALUES (?, ?) ON CONFLICT (id) DO NOTHING`, id, timeArg(expires))
+		if err != nil {
+			return adapt(err, "used id", nil)
+		}
+		n, err = res.RowsAffected()
+		return err
+	})
+	return n == 1, err
 }
