@@ -58,13 +58,22 @@ type clientPayload struct {
 	// encoder and answer cache; built on first use.
 	answersOnce sync.Once
 	answers     *proxy.Answers
+	snapshot    *engine.Snapshot // what answers evaluates with
 }
 
 func (p *clientPayload) frontendAnswers() *proxy.Answers {
 	p.answersOnce.Do(func() {
-		p.answers = proxy.NewAnswers(engine.Compile(p.features, engine.Options{}), p.features)
+		p.snapshot = engine.Compile(p.features, engine.Options{})
+		p.answers = proxy.NewAnswers(p.snapshot, p.features)
 	})
 	return p.answers
+}
+
+// compiled is the payload's snapshot, compiled once and shared with the
+// frontend API.
+func (p *clientPayload) compiled() *engine.Snapshot {
+	p.frontendAnswers()
+	return p.snapshot
 }
 
 // clientCache keeps the newest payload per query and the newest state per
