@@ -140,7 +140,7 @@ func parsePlaygroundContext(raw map[string]json.RawMessage, multi bool) (fields 
 	}
 	if v, ok := raw["appName"]; !ok || isNull(v) {
 		return nil, nil, apierr.Invalid("context.appName", "context.appName is required")
-	} else if vals, ok := read(v); !ok || len(vals) == 0 {
+	} else if vals, ok := read(v); !ok || len(vals) == 0 || strings.TrimSpace(vals[0]) == "" {
 		return nil, nil, apierr.Invalid("context.appName", "context.appName must be a non-empty string")
 	}
 	// Named fields first, then properties by name: a stable order of
@@ -522,14 +522,42 @@ func (s *Server) handlePlayground(w http.ResponseWriter, r *http.Request) error 
 	})
 }
 
-// echoContext returns the request's context as it came, for the answer's
-// input.
+// echoContext returns the request's context for the answer's input, in
+// the request schema's shape: a list of values is written as the
+// comma-separated string the advanced playground also accepts, and a
+// property or named field that is neither a string nor a list is left out
+// (the advanced answer lists it in its warnings).
 func echoContext(raw map[string]json.RawMessage) map[string]any {
+	value := func(v json.RawMessage) (any, bool) {
+		var list []string
+		if bytes.HasPrefix(bytes.TrimSpace(v), []byte("[")) && json.Unmarshal(v, &list) == nil {
+			return strings.Join(list, ","), true
+		}
+		var x any
+		return x, json.Unmarshal(v, &x) == nil
+	}
 	out := make(map[string]any, len(raw))
 	for k, v := range raw {
-		var x any
-		if json.Unmarshal(v, &x) == nil {
-			out[k] = x
+		if k == "properties" {
+			var m map[string]json.RawMessage
+			if json.Unmarshal(v, &m) != nil || m == nil {
+				continue
+			}
+			props := map[string]any{}
+			for pk, pv := range m {
+				if x, ok := value(pv); ok {
+					if _, isString := x.(string); isString {
+						props[pk] = x
+					}
+				}
+			}
+			out[k] = props
+			continue
+		}
+		if x, ok := value(v); ok {
+			if _, isString := x.(string); isString || !slices.Contains(playgroundTopFields, k) {
+				out[k] = x
+			}
 		}
 	}
 	return out
