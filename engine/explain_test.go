@@ -373,3 +373,23 @@ func TestExplainReadsTheClockOnce(t *testing.T) {
 		t.Errorf("clock read %d times, enabled %v volatile %v; want once, true, true", calls, x.Enabled, x.Volatile)
 	}
 }
+
+// BenchmarkExplain measures the explaining path, which allocates (the
+// explanation itself); BenchmarkEvaluateOne is the hot path it leaves
+// alone.
+func BenchmarkExplain(b *testing.B) {
+	snap := oneFlag(clientapi.Feature{Name: "f", Enabled: true, Strategies: []clientapi.Strategy{{
+		Name:       "flexibleRollout",
+		Parameters: clientapi.Parameters{"rollout": "100", "stickiness": "default", "groupId": "f"},
+		Constraints: []clientapi.Constraint{
+			{ContextName: "environment", Operator: "IN", Values: []string{"staging", "production"}},
+			{ContextName: "email", Operator: "STR_ENDS_WITH", Values: []string{"@example.com"}, CaseInsensitive: true},
+			{ContextName: "age", Operator: "NUM_GTE", Value: "18"},
+		},
+	}}}, engine.Options{})
+	ctx := engine.Context{UserID: "123", Environment: "production", Properties: map[string]string{"email": "someone@example.com", "age": "42"}}
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = snap.Explain("f", &ctx)
+	}
+}
