@@ -460,3 +460,22 @@ func TestPlaygroundUsesTheCachedSnapshot(t *testing.T) {
 		t.Error("a new revision must be compiled anew")
 	}
 }
+
+// FuzzPlayground: no body makes either playground fail with a 5xx.
+func FuzzPlayground(f *testing.F) {
+	for _, seed := range []string{
+		`{"environment":"development","context":{"appName":"a"}}`,
+		`{"environment":"development","projects":"*","context":{"appName":"a","userId":"1","properties":{"x":"y","n":null}}}`,
+		`{"environment":"development","projects":["default",null],"context":{"appName":["a"],"currentTime":"2026-13-45"}}`,
+		`{"environments":["development","production"],"context":{"appName":"a,b","userId":["1",null,"2"],"k":{"deep":1}}}`,
+		`{"environments":["nope"],"context":{"appName":"a"}}`, `{"environments":[],"context":{}}`, `{"environment":7}`,
+		`{"context":null}`, `null`, `[]`, `""`, `{"environment":"development","projects":{},"context":{"appName":"a","properties":"x"}}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	h := newFuzzServer(f)
+	f.Fuzz(func(t *testing.T, body []byte) {
+		fuzzPost(t, h, "/api/admin/playground", body)
+		fuzzPost(t, h, "/api/admin/playground/advanced", body)
+	})
+}
