@@ -71,9 +71,10 @@ type Explanation struct {
 	// they are all satisfied for the context (true without parents).
 	HasDependencies bool
 	DependenciesMet bool
-	// StrategiesResult combines the strategies: true when one is on (or
-	// there are none, which switches an enabled flag on), unknown when
-	// none is on but one could not be evaluated, false otherwise.
+	// StrategiesResult combines the strategies: true when one is on,
+	// unknown when none is on but one could not be evaluated, false
+	// otherwise. A flag without strategies is on when enabled, so there it
+	// is FlagEnabled.
 	StrategiesResult Outcome
 	// Strategies are explained in payload order, all of them (evaluation
 	// stops at the first that is on).
@@ -182,7 +183,9 @@ func (s *Snapshot) Explain(name string, ctx *Context) Explanation {
 		x.Strategies[i] = se
 	}
 	switch {
-	case len(f.strategies) == 0 || winner != nil:
+	case len(f.strategies) == 0:
+		x.StrategiesResult = outcomeOf(f.enabled)
+	case winner != nil:
 		x.StrategiesResult = OutcomeTrue
 	case anyUnknown:
 		x.StrategiesResult = OutcomeUnknown

@@ -290,6 +290,7 @@ func TestExplainStrategiesAndFlag(t *testing.T) {
 		{"disabled flag: strategies still explained", clientapi.Feature{Name: "f", Enabled: false, Strategies: []clientapi.Strategy{{Name: "default"}}}, engine.Options{},
 			engine.Context{}, []engine.Outcome{engine.OutcomeTrue}, []bool{true}, engine.OutcomeTrue, false, "disabled"},
 		{"no strategies", clientapi.Feature{Name: "f", Enabled: true}, engine.Options{}, engine.Context{}, nil, nil, engine.OutcomeTrue, true, "disabled"},
+		{"no strategies, disabled", clientapi.Feature{Name: "f"}, engine.Options{}, engine.Context{}, nil, nil, engine.OutcomeFalse, false, "disabled"},
 		{"every strategy explained, the first on wins", clientapi.Feature{Name: "f", Enabled: true, Strategies: []clientapi.Strategy{
 			{Name: "userWithId", Parameters: clientapi.Parameters{"userIds": "7"}},
 			{Name: "default", Variants: variants},

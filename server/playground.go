@@ -350,7 +350,8 @@ type playgroundLinks struct {
 }
 
 // playgroundStrategyResult: evaluationStatus complete with enabled true or
-// false (and the strategy's variant when it is on); incomplete for a
+// false (and, when the strategy is on and has variants, the one it gives
+// and the list); incomplete for a
 // strategy the server cannot evaluate (enabled false or "unknown");
 // unevaluated for a disabled strategy (enabled false).
 type playgroundStrategyResult struct {
@@ -415,12 +416,10 @@ func (pe *playgroundEnv) strategyView(flag, project string, x engine.StrategyExp
 	case !x.Known:
 		out.Result = playgroundStrategyResult{EvaluationStatus: "incomplete", Enabled: x.Result}
 	default:
-		out.Result = playgroundStrategyResult{EvaluationStatus: "complete", Enabled: x.Result, Variants: def.Variants}
-		if out.Result.Variants == nil {
-			out.Result.Variants = []clientapi.Variant{}
-		}
+		out.Result = playgroundStrategyResult{EvaluationStatus: "complete", Enabled: x.Result}
 		if v := x.Variant; v != nil {
 			out.Result.Variant = &playgroundStrategyVariant{Name: v.Name, Enabled: v.Enabled, Payload: v.Payload}
+			out.Result.Variants = def.Variants
 		}
 	}
 	return out
