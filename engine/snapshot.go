@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"sync/atomic"
 
 	"github.com/signalbox/signalbox/clientapi"
 )
@@ -14,6 +15,8 @@ type Snapshot struct {
 	env      *env
 	source   *clientapi.Features
 	warnings []string
+	// explained is built by the first Explain (see explain.go).
+	explained atomic.Pointer[explainIndex]
 }
 
 type flag struct {

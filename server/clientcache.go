@@ -84,6 +84,7 @@ type clientPayload struct {
 	// encoder and answer cache; built on first use.
 	answersOnce sync.Once
 	answers     *proxy.Answers
+	snapshot    *engine.Snapshot // what answers evaluates with
 	// flags maps each flag name of the payload to itself (the payload's
 	// string), for counting SDK metrics; built on first use.
 	flagsOnce sync.Once
@@ -98,7 +99,8 @@ func (p *clientPayload) size() int64 {
 
 func (p *clientPayload) frontendAnswers() *proxy.Answers {
 	p.answersOnce.Do(func() {
-		p.answers = proxy.NewAnswers(engine.Compile(p.features, engine.Options{}), p.features)
+		p.snapshot = engine.Compile(p.features, engine.Options{})
+		p.answers = proxy.NewAnswers(p.snapshot, p.features)
 	})
 	return p.answers
 }
@@ -122,6 +124,13 @@ func (p *clientPayload) flagNames() map[string]string {
 // what falls out is rebuilt from the environment's cached state, without
 // reading the database.
 const maxClientCacheBytes = 256 << 20
+
+// compiled is the payload's snapshot, compiled once and shared with the
+// frontend API.
+func (p *clientPayload) compiled() *engine.Snapshot {
+	p.frontendAnswers()
+	return p.snapshot
+}
 
 // clientCache keeps the newest payload per query and the newest state per
 // environment, so that a revision costs one database read per environment

@@ -406,6 +406,14 @@ var oaOps = map[string]oaOp{
 	"GET /api/admin/client-metrics/features/{name}/raw": {ID: "getRawFeatureMetrics", Summary: "Hourly usage of a flag", Resp: oaRef("FeatureMetrics")},
 	"GET /api/admin/metrics/applications":               {ID: "getApplications", Summary: "List SDK applications", Resp: oaRef("Applications")},
 	"GET /api/admin/metrics/applications/{appName}":     {ID: "getApplication", Summary: "An application and its instances", Resp: oaRef("ApplicationDetails")},
+
+	// Playground.
+	"POST /api/admin/playground": {ID: "getPlayground", Summary: "Evaluate every flag for a context, with reasons", Tag: "Playground",
+		Body: oaPlaygroundRequest(), Resp: oaPlaygroundResponse(),
+		Description: "Evaluates the flags of the selected projects in one environment for the given context, exactly as an SDK would with the environment's current configuration, and explains each answer: whether the flag is on in the environment, whether its dependencies are satisfied, and the verdict of every strategy (disabled ones included, as `unevaluated`), constraint and segment. Strategies the server cannot evaluate (custom strategies) are `incomplete` with `enabled` `unknown` when nothing else rules them out. 400 when the environment does not exist or `context.appName` is missing."},
+	"POST /api/admin/playground/advanced": {ID: "getAdvancedPlayground", Summary: "Evaluate every flag for combinations of contexts and environments", Tag: "Playground",
+		Body: oaAdvancedPlaygroundRequest(), Resp: oaAdvancedPlaygroundResponse(),
+		Description: "As the playground, in several environments, and each context field may have several values (a list, or a string with values separated by commas): every combination is evaluated. At most 1000 evaluations per flag (environments times combinations); more is a 400. Context fields of other types are ignored and listed in `warnings.invalidContextProperties`."},
 }
 
 var (
