@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"crypto/rand"
 	"fmt"
 	"strings"
 
@@ -60,7 +61,7 @@ func Bootstrap(ctx context.Context, st store.Store, cfg BootstrapConfig) (genera
 		}
 		password := cfg.AdminPassword
 		if password == "" {
-			password = randomSecret(12)
+			password = GeneratePassword()
 			generated = password
 		}
 		hash, err := HashPassword(password)
@@ -98,4 +99,86 @@ func redact(raw string) string {
 		secret = secret[:4]
 	}
 	return scope + "." + secret + "…"
+}
+
+// ResetPassword gives the user whose username or e-mail is login a new
+// password and signs them out everywhere, audited like a password an admin
+// sets. An empty password generates one, which is returned; a given one
+// must satisfy the password rules. It is the way back in for an instance
+// whose only admin lost their password, so it works on the store directly.
+func ResetPassword(ctx context.Context, st store.Store, login, password string) (generated string, err error) {
+	s := &Server{store: st}
+	system := withPrincipal(ctx, &Principal{Token: &store.APIToken{TokenName: "signalbox-admin-reset-password"}})
+	var u store.User
+	err = st.View(ctx, func(r store.Reader) error {
+		var err error
+		u, err = r.GetUserByLogin(ctx, strings.TrimSpace(login))
+		return err
+	})
+	if apierr.Is(err, apierr.NotFound) {
+		return "", fmt.Errorf("there is no user with the username or e-mail %q", login)
+	}
+	if err != nil {
+		return "", err
+	}
+	if password == "" {
+		password = GeneratePassword()
+		generated = password
+	} else if err := checkNewPassword("password", password); err != nil {
+		return "", err
+	}
+	if err := s.setPassword(system, u, password, ""); err != nil {
+		return "", err
+	}
+	return generated, nil
+}
+
+// passwordAlphabets are the character classes of a generated password:
+// letters of both cases, digits and symbols, without look-alikes (0/O,
+// 1/l/I) so that a password read off a terminal is typed right.
+var passwordAlphabets = []string{
+	"abcdefghijkmnopqrstuvwxyz",
+	"ABCDEFGHJKLMNPQRSTUVWXYZ",
+	"23456789",
+	"-_.!@#%+=",
+}
+
+// GeneratePassword returns a random 24-character password with at least
+// one character of each class and no character three times in a row, so
+// that it satisfies the password rules (about 140 bits of entropy).
+func GeneratePassword() string {
+	const n = 24
+	all := strings.Join(passwordAlphabets, "")
+	for {
+		b := make([]byte, 0, n)
+		for i := 0; i < n; i++ {
+			set := all
+			if i < len(passwordAlphabets) {
+				set = passwordAlphabets[i] // one of each class first
+			}
+			b = append(b, set[randIndex(len(set))])
+		}
+		// Shuffle so the classes are not always in the same places.
+		for i := len(b) - 1; i > 0; i-- {
+			j := randIndex(i + 1)
+			b[i], b[j] = b[j], b[i]
+		}
+		if pw := string(b); checkNewPassword("password", pw) == nil {
+			return pw
+		}
+	}
+}
+
+// randIndex returns a uniformly random int in [0, n) from crypto/rand.
+func randIndex(n int) int {
+	var b [1]byte
+	// Rejection sampling keeps the choice uniform: bytes at or above the
+	// largest multiple of n are drawn again.
+	limit := 256 - 256%n
+	for {
+		_, _ = rand.Read(b[:])
+		if int(b[0]) < limit {
+			return int(b[0]) % n
+		}
+	}
 }

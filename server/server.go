@@ -14,6 +14,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/signalbox/signalbox/internal/apierr"
+	"github.com/signalbox/signalbox/internal/clientip"
 	"github.com/signalbox/signalbox/internal/httpx"
 	"github.com/signalbox/signalbox/store"
 )
@@ -37,6 +38,10 @@ type Config struct {
 	// https://flags.example.com; SAML sign-in derives its identifiers from
 	// it. Empty: taken from each request's Host header.
 	PublicURL string
+	// TrustProxy says which hops' X-Forwarded-For headers are believed when
+	// the server derives a client's address (see Server.clientIP). The zero
+	// value trusts none: the socket peer is the client.
+	TrustProxy clientip.Trust
 	// Now is the clock; default time.Now.
 	Now func() time.Time
 }
