@@ -126,7 +126,7 @@ func runServer(ctx context.Context, args []string, stdout, stderr io.Writer) err
 func openStore(ctx context.Context, log *slog.Logger, cfg serverConfig) (*sqlstore.Store, error) {
 	_, where := sqlstore.Describe(cfg.storeURL())
 	st, err := sqlstore.OpenRetrying(ctx, cfg.storeURL(), cfg.connectTimeout, func(attempt int, wait time.Duration, err error) {
-		log.Warn("the database is not reachable yet; retrying", "location", where, "attempt", attempt, "retry_in", wait.String(), "err", err)
+		log.Warn("the database is not reachable yet; retrying", "location", where, "attempt", attempt, "retry_in", wait.Round(time.Millisecond).String(), "err", err)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("opening the database: %w", err)

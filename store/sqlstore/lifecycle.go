@@ -44,6 +44,27 @@ func (e *unreachableError) Error() string {
 
 func (e *unreachableError) Unwrap() error { return e.err }
 
+// conciseError is a connection error told once: pgx tries a server again
+// without TLS (sslmode=prefer) and for each address of a host, and lists
+// every try on its own line, so one refused connection reads as several.
+type conciseError struct{ err error }
+
+func (e conciseError) Error() string {
+	lines := strings.Split(e.err.Error(), "\n")
+	seen := make(map[string]bool, len(lines))
+	kept := lines[:0]
+	for _, l := range lines {
+		l = strings.TrimSpace(l)
+		if l != "" && !seen[l] {
+			seen[l] = true
+			kept = append(kept, l)
+		}
+	}
+	return strings.Join(kept, " ")
+}
+
+func (e conciseError) Unwrap() error { return e.err }
+
 // retryable reports whether a failed connection may succeed later: the
 // network did not answer, or the server answered that it is starting up or
 // full. Any other answer of the server (wrong password, no such database)
