@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	neturl "net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -66,7 +67,11 @@ func runProxy(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if b := strings.Trim(cfg.ProxyBasePath, "/ "); b != "" {
 		url += "/" + b
 	}
-	attrs := []any{"version", buildVersion(), "addr", ln.Addr().String(), "url", url + "/proxy", "upstream", cfg.ServiceURL}
+	upstream := cfg.ServiceURL
+	if u, err := neturl.Parse(upstream); err == nil {
+		upstream = u.Redacted() // a password in the URL stays out of logs
+	}
+	attrs := []any{"version", buildVersion(), "addr", ln.Addr().String(), "url", url + "/proxy", "upstream", upstream}
 	if cfg.EnableOAS {
 		attrs = append(attrs, "docs", url+"/docs/openapi/")
 	}
