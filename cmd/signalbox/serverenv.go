@@ -75,9 +75,9 @@ var serverVars = []serverVar{
 		c.connectTimeout = d
 		return err
 	}},
-	{"INIT_ADMIN_API_TOKENS", "", "Comma-separated admin tokens (*:*.<secret>) created at start.", tokensSetter("admin", func(c *serverConfig) *[]string { return &c.bootstrap.AdminTokens })},
-	{"INIT_CLIENT_API_TOKENS", "", "Comma-separated client tokens (<project>:<environment>.<secret>) created at start.", tokensSetter("client", func(c *serverConfig) *[]string { return &c.bootstrap.ClientTokens })},
-	{"INIT_FRONTEND_API_TOKENS", "", "Comma-separated frontend tokens (<project>:<environment>.<secret>) created at start.", tokensSetter("frontend", func(c *serverConfig) *[]string { return &c.bootstrap.FrontendTokens })},
+	{"INIT_ADMIN_API_TOKENS", "", "Comma-separated admin tokens (*:*.<secret>, secrets of 32+ characters) created at start.", tokensSetter("admin", func(c *serverConfig) *[]string { return &c.bootstrap.AdminTokens })},
+	{"INIT_CLIENT_API_TOKENS", "", "Comma-separated client tokens (<project>:<environment>.<secret>, secrets of 32+ characters) created at start.", tokensSetter("client", func(c *serverConfig) *[]string { return &c.bootstrap.ClientTokens })},
+	{"INIT_FRONTEND_API_TOKENS", "", "Comma-separated frontend tokens (<project>:<environment>.<secret>, secrets of 32+ characters) created at start.", tokensSetter("frontend", func(c *serverConfig) *[]string { return &c.bootstrap.FrontendTokens })},
 	{"ADMIN_PASSWORD", "generated", "Initial password of the user \"admin\"; generated and printed once when unset.", func(c *serverConfig, v string) error { c.bootstrap.AdminPassword = v; return nil }},
 	{"UNLEASH_DEFAULT_ADMIN_PASSWORD", "", "Alias of ADMIN_PASSWORD, read when it is unset.", func(c *serverConfig, v string) error {
 		if c.bootstrap.AdminPassword == "" {
