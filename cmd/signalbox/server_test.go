@@ -504,3 +504,21 @@ func sqlstoreFeature(t *testing.T, st *sqlstore.Store, name string) (store.Featu
 	})
 	return f, err
 }
+
+func TestListenURL(t *testing.T) {
+	for addr, want := range map[string]string{
+		"[::]:4242":      "http://localhost:4242",
+		"0.0.0.0:4242":   "http://localhost:4242",
+		"127.0.0.1:80":   "http://127.0.0.1:80",
+		"[::1]:4242":     "http://[::1]:4242",
+		"10.1.2.3:31337": "http://10.1.2.3:31337",
+	} {
+		tcp, err := net.ResolveTCPAddr("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := listenURL(tcp); got != want {
+			t.Errorf("listenURL(%s) = %s, want %s", addr, got, want)
+		}
+	}
+}
