@@ -46,6 +46,10 @@ type Config struct {
 	// Port is the listening port (PORT or PROXY_PORT, default 3000). The
 	// proxy itself does not listen; the command that embeds it does.
 	Port int
+	// Host is the listening address (HTTP_HOST, default every interface);
+	// like Port it is read by the command that embeds the proxy. Not an
+	// option of the reference proxy, which always listens everywhere.
+	Host string
 	// ProxyBasePath prefixes every path (proxyBasePath, PROXY_BASE_PATH):
 	// "base/path" serves at /base/path/proxy.
 	ProxyBasePath string

@@ -28,6 +28,7 @@ func TestConfigFromEnvEveryVariable(t *testing.T) {
 		"SERVICE_PROXY_SECRETS":             {"s1,s2", func(c Config) bool { return cmp.Equal(c.ProxySecrets, []string{"s1", "s2"}) }},
 		"PORT":                              {"4000", func(c Config) bool { return c.Port == 4000 }},
 		"PROXY_PORT":                        {"4001", func(c Config) bool { return c.Port == 4001 }},
+		"HTTP_HOST":                         {"127.0.0.1", func(c Config) bool { return c.Host == "127.0.0.1" }},
 		"PROXY_BASE_PATH":                   {"base/path", func(c Config) bool { return c.ProxyBasePath == "base/path" }},
 		"SERVICE_APP_NAME":                  {"app", func(c Config) bool { return c.ServiceAppName == "app" }},
 		"SERVICE_INSTANCE_ID":               {"inst", func(c Config) bool { return c.ServiceInstanceID == "inst" }},

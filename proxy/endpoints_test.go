@@ -495,6 +495,11 @@ func TestOpenAPI(t *testing.T) {
 	if !strings.Contains(string(body), "/edge/docs/openapi.json") || !strings.Contains(resp.Header.Get("Content-Type"), "text/html") {
 		t.Errorf("Swagger UI page: %s", body)
 	}
+	// The page cannot be framed and runs only its own scripts.
+	if csp := resp.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "frame-ancestors 'none'") || !strings.Contains(csp, "'sha256-") ||
+		resp.Header.Get("X-Frame-Options") != "DENY" || resp.Header.Get("X-Content-Type-Options") != "nosniff" {
+		t.Errorf("Swagger UI page headers: %v", resp.Header)
+	}
 	// Its assets come from the binary.
 	resp, body = h.do(t, "GET", "/edge/docs/openapi/swagger-ui-bundle.js", "")
 	expectStatus(t, resp, body, http.StatusOK)

@@ -32,6 +32,7 @@ var envVars = []EnvVar{
 		}
 		return setPort(c, v)
 	}},
+	{"HTTP_HOST", "", "", "Listening address, e.g. 127.0.0.1; unset listens on every interface.", func(c *Config, v string) error { c.Host = v; return nil }},
 	{"PROXY_BASE_PATH", "proxyBasePath", "", "Base path; /proxy is appended.", func(c *Config, v string) error { c.ProxyBasePath = v; return nil }},
 	{"SERVICE_APP_NAME", "serviceAppName", DefaultAppName, "App name used upstream and as the context's default appName.", func(c *Config, v string) error { c.ServiceAppName = v; return nil }},
 	{"SERVICE_INSTANCE_ID", "serviceInstanceId", "generated", "Instance id used upstream.", func(c *Config, v string) error { c.ServiceInstanceID = v; return nil }},

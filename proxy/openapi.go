@@ -7,6 +7,8 @@ import (
 	"net/http"
 
 	"github.com/swaggest/swgui/v5emb"
+
+	"github.com/signalbox/signalbox/internal/httpx"
 )
 
 // openAPIDoc describes the proxy's own endpoints. Paths are relative to
@@ -48,7 +50,7 @@ func newOASDoc(base, keyHeader string) (*oasDoc, error) {
 	}
 	return &oasDoc{
 		json: b,
-		ui:   v5emb.New("Signalbox proxy", base+routeOASJSON, base+routeOASUI+"/"),
+		ui:   httpx.SecureDocs(v5emb.New("Signalbox proxy", base+routeOASJSON, base+routeOASUI+"/"), base+routeOASUI+"/"),
 	}, nil
 }
 

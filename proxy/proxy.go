@@ -135,6 +135,7 @@ func New(cfg Config) (*Proxy, error) {
 		return nil, err
 	}
 	p.handler = httpx.Chain(http.HandlerFunc(p.route),
+		httpx.RequestID(),
 		newCORS(cfg.CORS).handler,
 		httpx.Recover(log),
 		httpx.AccessLog(log),

@@ -41,6 +41,12 @@ elif [ -n "${CI:-}" ]; then
 	exit 1
 fi
 
+say "go.mod is tidy"
+if ! go mod tidy -diff; then
+	echo "test.sh: go.mod/go.sum are not tidy: run 'go mod tidy' and commit the result" >&2
+	exit 1
+fi
+
 say "go vet"
 go vet ./...
 

@@ -276,7 +276,11 @@ func (s *Server) checkCookieWrite(r *http.Request, p *Principal) error {
 }
 
 // clientAddr is the address the request came from, as sign-in limits count
-// it.
+// it: the client behind trusted proxies, else the socket peer (so that a
+// forwarded chain that cannot be read still counts somewhere).
 func (s *Server) clientAddr(r *http.Request) string {
+	if ip := s.clientIP(r); ip != "" {
+		return ip
+	}
 	return clientip.Trust{}.ClientIP(r)
 }

@@ -190,7 +190,7 @@ func (s *Server) handleClientRegister(w http.ResponseWriter, r *http.Request, to
 		}
 		in := store.ClientInstance{
 			AppName: reg.AppName, InstanceID: reg.InstanceID, Environment: env,
-			SDKVersion: reg.SDKVersion, ClientIP: remoteIP(r), IntervalMillis: reg.Interval, LastSeen: now,
+			SDKVersion: reg.SDKVersion, ClientIP: s.clientIP(r), IntervalMillis: reg.Interval, LastSeen: now,
 		}
 		if !reg.Started.IsZero() {
 			started := reg.Started
@@ -299,14 +299,6 @@ func validateMetrics(m *clientapi.Metrics) error {
 		}
 	}
 	return nil
-}
-
-func remoteIP(r *http.Request) string {
-	host := r.RemoteAddr
-	if i := strings.LastIndexByte(host, ':'); i > 0 {
-		host = host[:i]
-	}
-	return strings.Trim(host, "[]")
 }
 
 // timeOrNow is t, or now when t is zero.

@@ -7,6 +7,8 @@ import (
 
 	"github.com/swaggest/swgui"
 	"github.com/swaggest/swgui/v5emb"
+
+	"github.com/signalbox/signalbox/internal/httpx"
 )
 
 // The API documentation: the OpenAPI document at /docs/openapi.json and
@@ -46,8 +48,9 @@ func registerDocs(s *Server, m mux) {
 		// the browser's session cookie; keep the tokens out of storage.
 		SettingsUI: map[string]string{"persistAuthorization": "false", "defaultModelsExpandDepth": "0"},
 	})
+	secured := httpx.SecureDocs(ui, docsUIPath)
 	m.public("GET "+docsUIPath, func(w http.ResponseWriter, r *http.Request) error {
-		ui.ServeHTTP(w, r)
+		secured.ServeHTTP(w, r)
 		return nil
 	})
 	m.public("GET /docs/openapi", func(w http.ResponseWriter, r *http.Request) error {

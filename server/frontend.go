@@ -48,7 +48,7 @@ func (s *Server) answerFrontend(w http.ResponseWriter, r *http.Request, tok *sto
 		ctx.Environment = tokenEnvironment(tok)
 	}
 	if ctx.RemoteAddress == "" {
-		ctx.RemoteAddress = remoteIP(r)
+		ctx.RemoteAddress = s.clientIP(r)
 	}
 	p, err := s.payload(r.Context(), clientQuery{Environment: tokenEnvironment(tok), Projects: tok.Projects})
 	if err != nil {

@@ -2,7 +2,9 @@ package server
 
 import (
 	"net/http"
+	"strings"
 
+	"github.com/signalbox/signalbox/internal/apierr"
 	"github.com/signalbox/signalbox/store"
 )
 
@@ -35,12 +37,42 @@ func (s *Server) routes() (http.Handler, error) {
 	for _, register := range adminAreas {
 		register(s, m)
 	}
-	// Unknown admin paths: 401 without credentials, 404 with them. Not
-	// recorded: it is a catch-all, not an endpoint.
-	m.adminCatchAll("/api/admin/", PermRead, func(w http.ResponseWriter, r *http.Request) error {
+	// Unknown admin paths: 401 without credentials, 404 with them, and 405
+	// for a known path with another method. Not recorded: it is a
+	// catch-all, not an endpoint.
+	m.adminCatchAll(adminCatchAllPattern, PermRead, func(w http.ResponseWriter, r *http.Request) error {
+		if allow := allowedMethods(m.ServeMux, r); len(allow) > 0 {
+			w.Header().Set("Allow", strings.Join(allow, ", "))
+			return apierr.New(apierr.MethodNotAllowed, "method %s is not allowed on %s", r.Method, r.URL.Path)
+		}
 		return notFoundPath(r)
 	})
 	return s.middleware(m.ServeMux)
+}
+
+// adminCatchAllPattern matches every admin path. Having no method, it also
+// matches a known path requested with a method that path lacks, which is why
+// ServeMux never answers 405 under it by itself.
+const adminCatchAllPattern = "/api/admin/"
+
+// probeMethods are the methods allowedMethods tries.
+var probeMethods = []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete}
+
+// allowedMethods lists the methods for which mux has a route, other than
+// the admin catch-all, at r's path; empty when the path is unknown.
+func allowedMethods(mux *http.ServeMux, r *http.Request) []string {
+	var allow []string
+	for _, method := range probeMethods {
+		probe := *r
+		probe.Method = method
+		if _, pattern := mux.Handler(&probe); pattern != "" && pattern != adminCatchAllPattern {
+			allow = append(allow, method)
+			if method == http.MethodGet {
+				allow = append(allow, http.MethodHead)
+			}
+		}
+	}
+	return allow
 }
 
 // adminAreas holds each admin area's route registration; files add theirs

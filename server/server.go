@@ -15,6 +15,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/signalbox/signalbox/internal/apierr"
+	"github.com/signalbox/signalbox/internal/clientip"
 	"github.com/signalbox/signalbox/internal/httpx"
 	"github.com/signalbox/signalbox/store"
 )
@@ -43,6 +44,10 @@ type Config struct {
 	// from (CORS) until an admin saves the setting; "*" allows any, and
 	// nil means ["*"]. Each is "*" or scheme://host[:port].
 	FrontendAPIOrigins []string
+	// TrustProxy says which hops' X-Forwarded-For headers are believed when
+	// the server derives a client's address (see Server.clientIP). The zero
+	// value trusts none: the socket peer is the client.
+	TrustProxy clientip.Trust
 	// Now is the clock; default time.Now.
 	Now func() time.Time
 }
@@ -199,7 +204,7 @@ func (s *Server) middleware(mux *http.ServeMux) (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	return httpx.Chain(mux, httpx.Recover(s.log), httpx.AccessLog(s.log), metrics, s.rejectNUL, httpx.JSONMisses()), nil
+	return httpx.Chain(mux, httpx.RequestID(), httpx.Recover(s.log), httpx.AccessLog(s.log), metrics, s.rejectNUL, httpx.JSONMisses()), nil
 }
 
 // rejectNUL refuses paths with a NUL character (%00) before any handler

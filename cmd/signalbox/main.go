@@ -2,6 +2,8 @@
 //
 //	signalbox server   the admin API, client API and frontend API
 //	signalbox proxy    the evaluation proxy for browser and mobile SDKs
+//	signalbox backup   copy the server's SQLite database, also while it runs
+//	signalbox admin    maintenance on the server's database (reset-password)
 //	signalbox version  print the version
 //
 // Configuration comes from flags and environment variables, read only here.
@@ -14,15 +16,19 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 )
 
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "dev"
+// version may be set at build time with -ldflags "-X main.version=...";
+// otherwise buildVersion reads it from the build information.
+var version = ""
 
 var commands = map[string]func(ctx context.Context, args []string, stdout, stderr io.Writer) error{
 	"server":  runServer,
 	"proxy":   runProxy,
+	"backup":  runBackup,
+	"admin":   runAdmin,
 	"version": runVersion,
 }
 
@@ -69,6 +75,8 @@ func usage(w io.Writer) {
 commands:
   server    run the flag server (admin, client and frontend API)
   proxy     run the evaluation proxy in front of a server
+  backup    copy the server's SQLite database (safe while it runs)
+  admin     maintenance: "admin reset-password USER" sets a new password
   version   print the version
 
 Run "signalbox <command> -h" for a command's flags and environment variables.
@@ -76,6 +84,46 @@ Run "signalbox <command> -h" for a command's flags and environment variables.
 }
 
 func runVersion(_ context.Context, _ []string, stdout, _ io.Writer) error {
-	fmt.Fprintf(stdout, "signalbox %s\n", version)
+	fmt.Fprintf(stdout, "signalbox %s\n", buildVersion())
 	return nil
+}
+
+// buildVersion names the build: the version stamped with -ldflags, else
+// the module version Go recorded (a release tag, or a pseudo-version with
+// the commit for "go install …@version" and builds in a checkout), else the
+// VCS revision, else "unknown".
+func buildVersion() string {
+	if version != "" {
+		return version
+	}
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "unknown"
+	}
+	return versionFrom(info)
+}
+
+func versionFrom(info *debug.BuildInfo) string {
+	if v := info.Main.Version; v != "" && v != "(devel)" {
+		return v
+	}
+	var rev, modified string
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			modified = s.Value
+		}
+	}
+	if rev == "" {
+		return "unknown"
+	}
+	if len(rev) > 12 {
+		rev = rev[:12]
+	}
+	if modified == "true" {
+		rev += "-dirty"
+	}
+	return rev
 }

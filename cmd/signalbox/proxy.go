@@ -8,9 +8,10 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"net/http"
+	neturl "net/url"
 	"os"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -45,7 +46,7 @@ func runProxy(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	log := proxy.NewLogger(stderr, cfg.UseJSONLogger, cfg.LogLevel)
 	cfg.Logger = log
-	cfg.SDKVersion = "signalbox-proxy:" + version
+	cfg.SDKVersion = "signalbox-proxy:" + buildVersion()
 	if err := loadScripts(&cfg, log); err != nil {
 		return usageError{err}
 	}
@@ -57,11 +58,27 @@ func runProxy(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if port == 0 {
 		port = proxy.DefaultPort
 	}
-	ln, err := net.Listen("tcp", ":"+strconv.Itoa(port))
+	addr := net.JoinHostPort(cfg.Host, strconv.Itoa(port))
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return err
+		return fmt.Errorf("listening on %s: %w", addr, err)
 	}
-	fmt.Fprintf(stdout, "signalbox proxy listening on %s\n", ln.Addr())
+	url := listenURL(ln.Addr())
+	if b := strings.Trim(cfg.ProxyBasePath, "/ "); b != "" {
+		url += "/" + b
+	}
+	upstream := cfg.ServiceURL
+	if u, err := neturl.Parse(upstream); err == nil {
+		upstream = u.Redacted() // a password in the URL stays out of logs
+	}
+	attrs := []any{"version", buildVersion(), "addr", ln.Addr().String(), "url", url + "/proxy", "upstream", upstream}
+	if cfg.EnableOAS {
+		attrs = append(attrs, "docs", url+"/docs/openapi/")
+	}
+	// The reference proxy prints its listening line whatever the log
+	// level (warn by default), so this one line is written at info through
+	// a logger of its own.
+	proxy.NewLogger(stderr, cfg.UseJSONLogger, "info").Info("signalbox proxy listening", attrs...)
 	return serveProxy(ctx, p, ln, log)
 }
 
@@ -89,14 +106,9 @@ func loadScripts(cfg *proxy.Config, log *slog.Logger) error {
 // accepting requests, finishes those in flight, and lets Run flush the
 // metrics it holds.
 func serveProxy(ctx context.Context, p *proxy.Proxy, ln net.Listener, log *slog.Logger) error {
-	srv := &http.Server{
-		Handler:           p.Handler(),
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       30 * time.Second,
-		WriteTimeout:      30 * time.Second,
-		IdleTimeout:       120 * time.Second,
-		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelDebug),
-	}
+	srv := newHTTPServer(p.Handler(), log)
+	// Every proxy answer is small and computed from memory.
+	srv.WriteTimeout = 30 * time.Second
 	// Run gets its own context, cancelled only once the server has drained:
 	// requests still in flight at SIGTERM are counted before the final
 	// metrics upload, not after it.

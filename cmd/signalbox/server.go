@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -18,70 +19,54 @@ import (
 	"github.com/signalbox/signalbox/store/sqlstore"
 )
 
-// serverEnv documents the environment variables of "signalbox server".
-const serverEnv = `environment:
-  PORT                        listening port (default 4242)
-  HTTP_HOST                   listening address (default all interfaces)
-  DATABASE_URL                postgres://… for PostgreSQL; empty for embedded SQLite
-  DATA_DIR                    directory of the SQLite file (default ./data)
-  INIT_ADMIN_API_TOKENS       comma-separated admin tokens (*:*.<secret>) created at start
-  INIT_CLIENT_API_TOKENS      comma-separated client tokens (<project>:<env>.<secret>)
-  INIT_FRONTEND_API_TOKENS    comma-separated frontend tokens
-  ADMIN_PASSWORD              initial password of the user "admin" (alias
-                              UNLEASH_DEFAULT_ADMIN_PASSWORD); generated and printed once if unset
-  LOG_LEVEL                   debug, info, warn or error (default info)
-  JSON_LOGGER                 true for one JSON object per log line
-  SECURE_COOKIES              true to mark session cookies Secure (behind HTTPS)
-  SIGNALBOX_URL               public URL of the server (alias UNLEASH_URL), used by SAML sign-in
-`
-
-// serverConfig is everything "signalbox server" reads from flags and env.
-type serverConfig struct {
-	addr          string
-	databaseURL   string
-	dataDir       string
-	bootstrap     server.BootstrapConfig
-	logLevel      string
-	jsonLogs      bool
-	secureCookies bool
-	publicURL     string
-}
-
 func serverConfigFrom(args []string, getenv func(string) string, stderr io.Writer) (serverConfig, error) {
+	c, envErr := serverConfigFromEnv(getenv)
 	fs := flag.NewFlagSet("server", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: signalbox server [flags]\n\nflags:\n")
 		fs.PrintDefaults()
-		fmt.Fprint(stderr, "\n"+serverEnv)
+		printServerEnv(stderr)
 	}
-	port := envOr(getenv, "PORT", "4242")
-	c := serverConfig{}
-	fs.StringVar(&port, "port", port, "listening port (env PORT)")
-	host := fs.String("host", getenv("HTTP_HOST"), "listening address (env HTTP_HOST)")
-	fs.StringVar(&c.databaseURL, "database-url", getenv("DATABASE_URL"), "PostgreSQL URL; empty for SQLite (env DATABASE_URL)")
-	fs.StringVar(&c.dataDir, "data-dir", envOr(getenv, "DATA_DIR", "data"), "SQLite data directory (env DATA_DIR)")
+	fs.IntVar(&c.port, "port", c.port, "listening port (env PORT)")
+	fs.StringVar(&c.host, "host", c.host, "listening address (env HTTP_HOST)")
+	fs.StringVar(&c.databaseURL, "database-url", c.databaseURL, "PostgreSQL URL; empty for SQLite (env DATABASE_URL)")
+	fs.StringVar(&c.dataDir, "data-dir", c.dataDir, "SQLite data directory (env DATA_DIR)")
 	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return c, err
+		}
 		return c, usageError{err}
 	}
 	if fs.NArg() > 0 {
 		return c, usageError{fmt.Errorf("unexpected arguments %q", fs.Args())}
 	}
-	c.addr = net.JoinHostPort(*host, port)
-	c.logLevel = envOr(getenv, "LOG_LEVEL", "info")
-	c.jsonLogs = strings.EqualFold(getenv("JSON_LOGGER"), "true")
-	c.secureCookies = strings.EqualFold(getenv("SECURE_COOKIES"), "true")
-	c.publicURL = envOr(getenv, "SIGNALBOX_URL", getenv("UNLEASH_URL"))
-	c.bootstrap = server.BootstrapConfig{
-		AdminTokens:    splitComma(getenv("INIT_ADMIN_API_TOKENS")),
-		ClientTokens:   splitComma(getenv("INIT_CLIENT_API_TOKENS")),
-		FrontendTokens: splitComma(getenv("INIT_FRONTEND_API_TOKENS")),
-		AdminPassword:  envOr(getenv, "ADMIN_PASSWORD", getenv("UNLEASH_DEFAULT_ADMIN_PASSWORD")),
+	var errs []error
+	if envErr != nil {
+		errs = append(errs, envErr)
 	}
-	if c.databaseURL != "" && !strings.HasPrefix(c.databaseURL, "postgres://") && !strings.HasPrefix(c.databaseURL, "postgresql://") {
-		return c, usageError{errors.New("DATABASE_URL must start with postgres:// or postgresql://; leave it empty for the embedded SQLite")}
+	if c.port < 0 || c.port > 65535 {
+		errs = append(errs, fmt.Errorf("-port %d is not a port number (0 to 65535)", c.port))
+	}
+	if lower := strings.ToLower(c.databaseURL); c.databaseURL != "" && !strings.HasPrefix(lower, "postgres://") && !strings.HasPrefix(lower, "postgresql://") {
+		errs = append(errs, errors.New("-database-url must start with postgres:// or postgresql://; leave it empty for the embedded SQLite"))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return c, usageError{err}
 	}
 	return c, nil
+}
+
+// addr is the address to listen on.
+func (c serverConfig) addr() string { return net.JoinHostPort(c.host, strconv.Itoa(c.port)) }
+
+// databaseURL is what sqlstore.Open gets: the PostgreSQL URL or the SQLite
+// file in the data directory.
+func (c serverConfig) storeURL() string {
+	if c.databaseURL != "" {
+		return c.databaseURL
+	}
+	return filepath.Join(c.dataDir, "signalbox.db")
 }
 
 func runServer(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -93,44 +78,100 @@ func runServer(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	log := newLogger(stderr, cfg.jsonLogs, cfg.logLevel)
+	kind, where := sqlstore.Describe(cfg.storeURL())
+	log.Info("starting signalbox server", "version", buildVersion(), "database", kind, "location", where)
 
-	dbURL := cfg.databaseURL
-	if dbURL == "" {
-		dbURL = filepath.Join(cfg.dataDir, "signalbox.db")
-	}
-	openCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	st, err := sqlstore.Open(openCtx, dbURL)
-	cancel()
+	st, err := openStore(ctx, log, cfg)
 	if err != nil {
-		return fmt.Errorf("opening the database: %w", err)
+		return err
 	}
-	defer st.Close()
+	defer func() {
+		if err := st.Close(); err != nil {
+			log.Warn("closing the database", "err", err)
+		}
+	}()
+
+	// The port is taken before the admin user is created, so that a port
+	// in use or a bad address stops the start before a generated password
+	// is printed and lost.
+	ln, err := net.Listen("tcp", cfg.addr())
+	if err != nil {
+		return fmt.Errorf("listening on %s: %w", cfg.addr(), err)
+	}
+	defer ln.Close()
 
 	generated, err := server.Bootstrap(ctx, st, cfg.bootstrap)
 	if err != nil {
 		return fmt.Errorf("creating start-up tokens and the admin user: %w", err)
 	}
 	if generated != "" {
-		fmt.Fprintf(stdout, "Created the user \"admin\" with password %s\nSign in and change it; it is not shown again.\n", generated)
+		fmt.Fprintf(stdout, "Created the user \"admin\" with password %s\nSign in and change it; it is not shown again (\"signalbox admin reset-password admin\" sets a new one).\n", generated)
 	}
 
-	srv, err := server.New(ctx, st, server.Config{Log: log, Version: version, SecureCookies: cfg.secureCookies, PublicURL: cfg.publicURL})
+	srv, err := server.New(ctx, st, server.Config{
+		Log: log, Version: buildVersion(), SecureCookies: cfg.secureCookies, PublicURL: cfg.publicURL,
+		TrustProxy: cfg.trustProxy, FrontendAPIOrigins: cfg.frontendOrigins,
+	})
 	if err != nil {
 		return err
 	}
-	return serve(ctx, log, cfg.addr, srv.Handler(), srv.Run)
+	url := listenURL(ln.Addr())
+	log.Info("listening", "addr", ln.Addr().String(), "url", url, "docs", url+"/docs/openapi/")
+	return serve(ctx, log, ln, srv.Handler(), srv.Run)
 }
 
-// serve listens on addr and runs background work until ctx is cancelled,
+// openStore opens the configured database. An unreachable PostgreSQL is
+// retried for cfg.connectTimeout, as a database container often starts
+// after the server's.
+func openStore(ctx context.Context, log *slog.Logger, cfg serverConfig) (*sqlstore.Store, error) {
+	_, where := sqlstore.Describe(cfg.storeURL())
+	st, err := sqlstore.OpenRetrying(ctx, cfg.storeURL(), cfg.connectTimeout, func(attempt int, wait time.Duration, err error) {
+		log.Warn("the database is not reachable yet; retrying", "location", where, "attempt", attempt, "retry_in", wait.Round(time.Millisecond).String(), "err", err)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("opening the database: %w", err)
+	}
+	return st, nil
+}
+
+// listenURL is the URL a browser on this machine reaches addr at.
+func listenURL(addr net.Addr) string {
+	host, port, err := net.SplitHostPort(addr.String())
+	if err != nil {
+		return "http://" + addr.String()
+	}
+	if ip := net.ParseIP(host); ip == nil || ip.IsUnspecified() {
+		host = "localhost"
+	}
+	return "http://" + net.JoinHostPort(host, port)
+}
+
+// Timeouts of the HTTP servers. readTimeout bounds the whole request,
+// body included, so that a client sending a byte now and then cannot hold a
+// connection (and its goroutine) for ever; the largest admin body (2 MiB)
+// takes far less on any working link.
+var (
+	readHeaderTimeout = 10 * time.Second
+	readTimeout       = 30 * time.Second
+	idleTimeout       = 2 * time.Minute
+)
+
+// newHTTPServer is the http.Server of both the server and the proxy.
+func newHTTPServer(h http.Handler, log *slog.Logger) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: readHeaderTimeout,
+		ReadTimeout:       readTimeout,
+		IdleTimeout:       idleTimeout,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelDebug),
+	}
+}
+
+// serve serves h on ln and runs background work until ctx is cancelled,
 // then shuts down gracefully: in-flight requests finish, background work
 // gets to flush.
-func serve(ctx context.Context, log *slog.Logger, addr string, h http.Handler, background func(context.Context) error) error {
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return err
-	}
-	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
-	log.Info("listening", "addr", ln.Addr().String())
+func serve(ctx context.Context, log *slog.Logger, ln net.Listener, h http.Handler, background func(context.Context) error) error {
+	hs := newHTTPServer(h, log)
 	bgCtx, stopBg := context.WithCancel(context.Background())
 	bgDone := make(chan error, 1)
 	go func() { bgDone <- background(bgCtx) }()
@@ -146,7 +187,7 @@ func serve(ctx context.Context, log *slog.Logger, addr string, h http.Handler, b
 	log.Info("shutting down")
 	shutCtx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
-	err = hs.Shutdown(shutCtx)
+	err := hs.Shutdown(shutCtx)
 	stopBg()
 	if bgErr := <-bgDone; bgErr != nil && !errors.Is(bgErr, context.Canceled) {
 		log.Warn("background work ended with an error", "err", bgErr)
@@ -154,23 +195,12 @@ func serve(ctx context.Context, log *slog.Logger, addr string, h http.Handler, b
 	return err
 }
 
-func newLogger(w io.Writer, json bool, level string) *slog.Logger {
-	var lv slog.Level
-	if err := lv.UnmarshalText([]byte(level)); err != nil {
-		lv = slog.LevelInfo
-	}
-	opts := &slog.HandlerOptions{Level: lv}
+func newLogger(w io.Writer, json bool, level slog.Level) *slog.Logger {
+	opts := &slog.HandlerOptions{Level: level}
 	if json {
 		return slog.New(slog.NewJSONHandler(w, opts))
 	}
 	return slog.New(slog.NewTextHandler(w, opts))
-}
-
-func envOr(getenv func(string) string, key, def string) string {
-	if v := getenv(key); v != "" {
-		return v
-	}
-	return def
 }
 
 func splitComma(s string) []string {

@@ -42,7 +42,12 @@ func BodyOf(err error) (int, Body) {
 func Write(w http.ResponseWriter, r *http.Request, log *slog.Logger, err error) {
 	status, body := BodyOf(err)
 	if status >= 500 && log != nil {
-		log.Error("request failed", "id", body.ID, "method", r.Method, "path", r.URL.Path, "err", err)
+		attrs := []any{"id", body.ID, "method", r.Method, "path", r.URL.Path, "err", err}
+		// The request id middleware puts the id in the response header.
+		if rid := w.Header().Get("X-Request-Id"); rid != "" {
+			attrs = append(attrs, "request_id", rid)
+		}
+		log.Error("request failed", attrs...)
 	}
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(status)

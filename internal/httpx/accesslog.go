@@ -7,7 +7,8 @@ import (
 )
 
 // AccessLog logs one debug line per request with method, path, status,
-// response bytes and duration. It checks the level per request (it may be
+// response bytes, duration and the request id (when RequestID runs before
+// it). It checks the level per request (it may be
 // changed at run time through a slog.LevelVar) and costs nothing when debug
 // is off. The query string is left out because the proxy's GET context
 // (userId, sessionId, properties) travels there and must not land in logs.
@@ -33,13 +34,17 @@ func AccessLog(log *slog.Logger) Middleware {
 				if !returned && !sw.wrote {
 					status = http.StatusInternalServerError
 				}
-				log.LogAttrs(ctx, slog.LevelDebug, "http request",
+				attrs := []slog.Attr{
 					slog.String("method", r.Method),
 					slog.String("path", r.URL.Path),
 					slog.Int("status", status),
 					slog.Int64("bytes", sw.bytes),
 					slog.Duration("duration", time.Since(start)),
-				)
+				}
+				if id := RequestIDOf(w); id != "" {
+					attrs = append(attrs, slog.String("request_id", id))
+				}
+				log.LogAttrs(ctx, slog.LevelDebug, "http request", attrs...)
 			}()
 			next.ServeHTTP(sw, r)
 			returned = true

@@ -150,7 +150,7 @@ func openPostgres(ctx context.Context, dbURL string) (*Store, error) {
 	}
 	if err := db.PingContext(pctx); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("sqlstore: cannot connect to PostgreSQL at %s: %w", where, err)
+		return nil, &unreachableError{where: where, err: conciseError{err}}
 	}
 	return newStore(postgresDialect, db, db), nil
 }

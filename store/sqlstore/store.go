@@ -95,11 +95,15 @@ func (s *Store) Revision(ctx context.Context) (int64, error) {
 	return rev, nil
 }
 
-// Close implements store.Store.
+// Close implements store.Store. For SQLite it first checkpoints the WAL
+// (after the readers are closed), so that after a clean stop the database
+// file alone holds every change, even while another process has the
+// database open (SQLite checkpoints by itself only when the last
+// connection closes).
 func (s *Store) Close() error {
 	err := s.db.Close()
 	if s.wdb != s.db {
-		err = errors.Join(err, s.wdb.Close())
+		err = errors.Join(err, s.checkpoint(), s.wdb.Close())
 	}
 	return err
 }

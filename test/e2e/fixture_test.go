@@ -11,8 +11,8 @@ import (
 
 // The tokens every e2e server starts with.
 const (
-	adminToken  = "*:*.e2e-admin-secret"
-	clientToken = "default:development.e2e-client-secret"
+	adminToken  = "*:*.e2e-admin-secret-0123456789abcdef"
+	clientToken = "default:development.e2e-client-secret-0123456789abcdef"
 	clientKey   = "e2e-proxy-client-key"
 )
 
