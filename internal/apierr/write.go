@@ -1,6 +1,7 @@
 package apierr
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"log/slog"
@@ -40,6 +41,16 @@ func BodyOf(err error) (int, Body) {
 // Write writes err as a JSON Error record with its status, and logs causes
 // of internal errors with the same id.
 func Write(w http.ResponseWriter, r *http.Request, log *slog.Logger, err error) {
+	if clientGone(r, err) {
+		// The caller hung up (or the server is shutting down) and the work
+		// stopped because of it: nobody reads this answer and nothing
+		// failed, so it is neither a 500 nor worth an error line.
+		if log != nil {
+			log.Debug("request ended before its answer", "method", r.Method, "path", r.URL.Path, "err", err)
+		}
+		w.WriteHeader(StatusClientClosedRequest)
+		return
+	}
 	status, body := BodyOf(err)
 	if status >= 500 && log != nil {
 		attrs := []any{"id", body.ID, "method", r.Method, "path", r.URL.Path, "err", err}
@@ -52,4 +63,15 @@ func Write(w http.ResponseWriter, r *http.Request, log *slog.Logger, err error) 
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(status)
 	_ = json.NewEncoder(w).Encode(body)
+}
+
+// StatusClientClosedRequest is the status recorded (in access logs and
+// metrics) for a request whose caller went away before the answer; no
+// client ever reads it. The number is the one common proxies use.
+const StatusClientClosedRequest = 499
+
+// clientGone reports whether err only says that the request's own context
+// ended: the client disconnected or its deadline passed.
+func clientGone(r *http.Request, err error) bool {
+	return r.Context().Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded))
 }
