@@ -1,0 +1,230 @@
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+)
+
+// TestUI drives the admin web UI in a real browser. Each flow checks what
+// a person sees and, where the flow changes something, the effect through
+// the API (the client API for flags).
+func TestUI(t *testing.T) {
+	s := startUISuite(t)
+	admin := func(method, path string, body any) []byte { return adminCall(t, s.url, method, path, body) }
+	prodToken := func() string {
+		var tok struct {
+			Secret string `json:"secret"`
+		}
+		json.Unmarshal(admin("POST", "/api/admin/api-tokens", obj{
+			"tokenName": "ui-prod", "type": "client", "environment": "production", "projects": []string{"*"},
+		}), &tok)
+		return tok.Secret
+	}()
+
+	t.Run("first login with the printed password", func(t *testing.T) {
+		t.Parallel()
+		f := s.newFlow(t)
+		// Signed out, a page sends you to the sign-in page.
+		f.run("opening the projects signed out", chromedp.Navigate(s.url+"/projects"), waitText("h1", "Sign in"))
+		f.run("wrong password",
+			typeInto(`input[name=username]`, "admin"),
+			typeInto(`input[name=password]`, "not-the-password"),
+			click(`form.login button[type=submit]`),
+			waitText(".alert", "wrong username or password"))
+		f.screenshot("login")
+		f.run("the printed password",
+			typeInto(`input[name=password]`, s.password),
+			click(`form.login button[type=submit]`),
+			waitText("h1", "Projects"), waitText("table.list a", "Default"))
+		if got := f.textOf(".who .user"); got != "Admin" && got != "admin" {
+			t.Errorf("signed in as %q", got)
+		}
+		f.screenshot("projects")
+		// Signing out ends the session: the API no longer answers the page.
+		f.run("signing out", click(`.who button`), waitText("h1", "Sign in"))
+		if st := f.fetchJSON("GET", "/api/admin/projects", nil); st != http.StatusUnauthorized {
+			t.Errorf("after signing out the API answered %d", st)
+		}
+	})
+
+	t.Run("lockout after failed sign-ins", func(t *testing.T) {
+		t.Parallel()
+		admin("POST", "/api/admin/user-admin", obj{"username": "locky", "name": "Locky", "password": "Locky-Pass-1234", "rootRole": "Editor"})
+		f := s.newFlow(t)
+		f.run("opening sign-in", chromedp.Navigate(s.url+"/login"), chromedp.WaitVisible(chromedp.CSS(`input[name=username]`)),
+			typeInto(`input[name=username]`, "locky"))
+		for i := 0; i < 6; i++ {
+			f.run("failed attempt",
+				typeInto(`input[name=password]`, "wrong-"+itoa(i)),
+				click(`form.login button[type=submit]`),
+				waitJS(`!document.querySelector('form.login button[type=submit]').disabled && !document.querySelector('.alert').hidden`, "an answer"))
+		}
+		if got := f.textOf(".alert"); !strings.Contains(got, "too many failed sign-in attempts") {
+			t.Errorf("after 6 failures the page says %q", got)
+		}
+		f.screenshot("login-locked")
+	})
+
+	t.Run("session expiry", func(t *testing.T) {
+		t.Parallel()
+		f := s.newFlow(t)
+		f.login("admin", s.password)
+		f.setCookie("signalbox-session", "expired-or-forged")
+		f.run("the next call", click(`a[href="/events"]`),
+			waitText(".notice", "Your session has expired; sign in again"))
+		url := eval[string](f, "location.href")
+		if !strings.Contains(url, "/login?expired=1") || !strings.Contains(url, "next=%2Fevents") {
+			t.Errorf("went to %s", url)
+		}
+		// Signing in again returns to the page.
+		f.run("signing in again",
+			typeInto(`input[name=username]`, "admin"),
+			typeInto(`input[name=password]`, s.password),
+			click(`form.login button[type=submit]`),
+			waitJS(`location.pathname === '/events'`, "the event log"))
+	})
+
+	t.Run("projects: create, edit, delete refused while it has flags", func(t *testing.T) {
+		t.Parallel()
+		f := s.newFlow(t)
+		f.login("admin", s.password)
+		f.run("creating a project",
+			clickButton("New project"),
+			chromedp.WaitVisible(chromedp.CSS(`dialog input[name=name]`)),
+			typeInto(`dialog input[name=name]`, "Web Shop"),
+			typeInto(`dialog textarea[name=description]`, "The shop"),
+			click(`dialog button[type=submit]`),
+			waitText("h1", "Web Shop"))
+		var p map[string]any
+		json.Unmarshal(admin("GET", "/api/admin/projects/web-shop", nil), &p)
+		if p["name"] != "Web Shop" || p["description"] != "The shop" {
+			t.Fatalf("the API shows %v", p)
+		}
+		admin("POST", "/api/admin/projects/web-shop/features", obj{"name": "shop-banner"})
+		f.visit("/projects", "Projects")
+		f.run("flag count", waitText(`tr[data-project="web-shop"] td.num`, "1"))
+		f.run("editing",
+			click(`button[aria-label="Edit project Web Shop"]`),
+			chromedp.WaitVisible(chromedp.CSS(`dialog input[name=name]`)),
+			typeInto(`dialog input[name=name]`, "Shop"),
+			click(`dialog button[type=submit]`),
+			waitJS(`document.querySelector('tr[data-project="web-shop"] a').textContent === 'Shop'`, "the new name"))
+		json.Unmarshal(admin("GET", "/api/admin/projects/web-shop", nil), &p)
+		if p["name"] != "Shop" {
+			t.Errorf("after editing the API shows %v", p["name"])
+		}
+		f.run("deleting with a flag",
+			click(`button[aria-label="Delete project Shop"]`),
+			click(`dialog button.danger`),
+			waitJS(`!document.querySelector('main .alert').hidden`, "an error"))
+		if got := f.textOf("main .alert"); !strings.Contains(strings.ToLower(got), "flag") {
+			t.Errorf("refusal says %q", got)
+		}
+		if st, _ := call(t, "GET", s.url+"/api/admin/projects/web-shop", adminToken, nil); st != http.StatusOK {
+			t.Errorf("project gone after a refused delete: %d", st)
+		}
+	})
+
+	t.Run("flags: create, toggle in two environments", func(t *testing.T) {
+		t.Parallel()
+		f := s.newFlow(t)
+		f.login("admin", s.password)
+		f.visit("/projects/default", "Default")
+		f.run("new flag form",
+			clickButton("New flag"),
+			chromedp.WaitVisible(chromedp.CSS(`dialog input[name=name]`)),
+			typeInto(`dialog input[name=name]`, "bad name!"),
+			waitJS(`document.querySelector('dialog input[name=name]').getAttribute('aria-invalid') === 'true'`, "the name refused as typed"))
+		if got := f.textOf("dialog .field-error"); got == "" {
+			t.Error("no message next to the name")
+		}
+		f.run("a valid name",
+			typeInto(`dialog input[name=name]`, "checkout-v2"),
+			waitJS(`document.querySelector('dialog input[name=name]').getAttribute('aria-invalid') === null`, "the name accepted"),
+			typeInto(`dialog textarea[name=description]`, "New checkout"),
+			click(`dialog input[name=impressionData]`),
+			click(`dialog button[type=submit]`),
+			waitText("h1", "checkout-v2"))
+		var created map[string]any
+		json.Unmarshal(admin("GET", "/api/admin/projects/default/features/checkout-v2", nil), &created)
+		if created["description"] != "New checkout" || created["impressionData"] != true {
+			t.Errorf("created as %v", created)
+		}
+		// The flag needs a strategy to be on for SDKs.
+		for _, env := range []string{"development", "production"} {
+			admin("POST", "/api/admin/projects/default/features/checkout-v2/environments/"+env+"/strategies", obj{"name": "default"})
+		}
+		f.visit("/projects/default", "Default")
+		dev := `button[role=switch][aria-label="Toggle checkout-v2 in development"]`
+		prod := `button[role=switch][aria-label="Toggle checkout-v2 in production"]`
+		f.run("toggle in development", click(dev),
+			chromedp.WaitVisible(chromedp.CSS(dev+`[aria-checked="true"]`)))
+		if on := clientFeature(t, s.url, clientToken, "checkout-v2")["enabled"]; on != true {
+			t.Errorf("development: client API says enabled=%v", on)
+		}
+		// Production asks first; cancelling changes nothing.
+		f.run("production asks", click(prod), waitText("dialog p", "production environment"))
+		f.screenshot("flags-confirm-production")
+		f.run("cancel", clickButton("Cancel"), chromedp.WaitNotPresent(chromedp.CSS("dialog")))
+		if on := clientFeature(t, s.url, prodToken, "checkout-v2")["enabled"]; on != false {
+			t.Errorf("production after cancel: enabled=%v", on)
+		}
+		f.run("confirm", click(prod), click(`dialog button.primary`),
+			chromedp.WaitVisible(chromedp.CSS(prod+`[aria-checked="true"]`)))
+		if on := clientFeature(t, s.url, prodToken, "checkout-v2")["enabled"]; on != true {
+			t.Errorf("production: client API says enabled=%v", on)
+		}
+		f.run("toggle development off", click(dev),
+			chromedp.WaitVisible(chromedp.CSS(dev+`[aria-checked="false"]`)))
+		if on := clientFeature(t, s.url, clientToken, "checkout-v2")["enabled"]; on != false {
+			t.Errorf("development after off: enabled=%v", on)
+		}
+		f.run("search as you type", typeInto(`#flag-search`, "checkout"),
+			waitJS(`document.querySelectorAll('tr[data-flag]').length === 1`, "one row"))
+		f.screenshot("flags")
+	})
+
+	t.Run("a viewer sees no write controls and a forged write is refused", func(t *testing.T) {
+		t.Parallel()
+		admin("POST", "/api/admin/user-admin", obj{"username": "vera", "name": "Vera Viewer", "password": "Vera-Pass-1234", "rootRole": "Viewer"})
+		admin("POST", "/api/admin/projects/default/features", obj{"name": "viewer-visible"})
+		f := s.newFlow(t)
+		f.login("vera", "Vera-Pass-1234")
+		if n := f.count(`main button.primary, main button.danger`); n != 0 {
+			t.Errorf("%d write buttons on the projects page", n)
+		}
+		f.visit("/projects/default", "Default")
+		f.run("flag list", chromedp.WaitVisible(chromedp.CSS(`tr[data-flag="viewer-visible"]`)))
+		if n := eval[int](f, `[...document.querySelectorAll('button')].filter(b => b.textContent === 'New flag').length`); n != 0 {
+			t.Errorf("viewer sees New flag")
+		}
+		if n := f.count(`button[role=switch]:not([disabled])`); n != 0 {
+			t.Errorf("viewer has %d live switches", n)
+		}
+		st := f.fetchJSON("POST", "/api/admin/projects/default/features/viewer-visible/environments/development/on", nil)
+		if st != http.StatusForbidden {
+			t.Errorf("forged toggle answered %d, want 403", st)
+		}
+		if on := clientFeature(t, s.url, clientToken, "viewer-visible")["enabled"]; on != false {
+			t.Errorf("the forged write went through")
+		}
+	})
+}
+
+// adminCall sends an admin API request with the admin token and fails on a
+// non-2xx answer.
+func adminCall(t *testing.T, server, method, path string, body any) []byte {
+	t.Helper()
+	status, data := call(t, method, server+path, adminToken, body)
+	if status/100 != 2 {
+		t.Fatalf("%s %s: %d %s", method, path, status, data)
+	}
+	return data
+}
+
+var _ = fmt.Sprint
