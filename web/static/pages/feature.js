@@ -1,6 +1,132 @@
-// Not built yet: the page says so and points to the admin API.
-import { h, mount } from '../dom.js';
+// One flag: per environment its switch and its strategies in order, with
+// the strategy editor; stale, archive.
+import { h, mount, alertBox, setAlert, confirm, status, fmtDate, switchButton } from '../dom.js';
+import { api, enc } from '../api.js';
+import { can, navigate } from '../app.js';
+import { summary, editStrategy } from '../strategy.js';
 
-export async function render(main) {
-  mount(main, h('h1', null, document.title = 'feature'), h('p', null, 'This page is not available yet; the admin API at ', h('a', { href: '/docs/openapi/' }, '/docs/openapi/'), ' does everything.'));
+export async function render(main, [projectId, name]) {
+  const path = `/api/admin/projects/${enc(projectId)}/features/${enc(name)}`;
+  const [envList, segs] = await Promise.all([
+    api('GET', '/api/admin/environments'),
+    api('GET', '/api/admin/segments'),
+  ]);
+  const envInfo = new Map((envList.environments || []).map((e) => [e.name, e]));
+  const segmentNames = new Map((segs.segments || []).map((s) => [s.id, s.name]));
+  const alert = alertBox();
+  const head = h('div');
+  const envsBox = h('div');
+
+  const load = async () => {
+    const f = await api('GET', path);
+    drawHead(f);
+    drawEnvs(f);
+    return f;
+  };
+  const act = async (what, fn) => {
+    setAlert(alert, '');
+    try {
+      await fn();
+      if (what) status(what);
+      await load();
+    } catch (err) {
+      setAlert(alert, err.message);
+    }
+  };
+
+  const drawHead = (f) => {
+    mount(head,
+      h('p', { class: 'crumbs' }, h('a', { href: '/projects' }, 'Projects'), ' / ', h('a', { href: `/projects/${enc(projectId)}` }, projectId), ' / '),
+      h('div', { class: 'page-head' },
+        h('h1', null, f.name, f.stale ? h('span', { class: 'badge stale' }, 'Stale') : null),
+        h('div', { class: 'row-actions' },
+          can('UPDATE_FEATURE') && h('button', { type: 'button', onclick: () => act(f.stale ? 'Marked active' : 'Marked stale',
+            () => api('PATCH', path, [{ op: 'replace', path: '/stale', value: !f.stale }])) }, f.stale ? 'Mark active' : 'Mark stale'),
+          can('DELETE_FEATURE') && h('button', { type: 'button', class: 'danger', onclick: async () => {
+            if (!await confirm('Archive flag', `Archive ${f.name}? SDKs stop seeing it; you can revive it from the archive.`, 'Archive', { danger: true })) return;
+            try {
+              await api('DELETE', path);
+              status(`${f.name} archived`);
+              navigate(`/projects/${enc(projectId)}`);
+            } catch (err) {
+              setAlert(alert, err.message);
+            }
+          } }, 'Archive'))),
+      f.description ? h('p', { class: 'lead' }, f.description) : null,
+      h('dl', { class: 'meta' },
+        h('dt', null, 'Type'), h('dd', null, f.type),
+        h('dt', null, 'Created'), h('dd', null, fmtDate(f.createdAt)),
+        h('dt', null, 'Last seen'), h('dd', null, f.lastSeenAt ? fmtDate(f.lastSeenAt) : 'Never'),
+        h('dt', null, 'Impression data'), h('dd', null, f.impressionData ? 'On' : 'Off'),
+        h('dt', null, 'Tags'), h('dd', null, (f.tags || []).length ? f.tags.map((t) => h('span', { class: 'tag' }, `${t.type}:${t.value}`)) : 'None')));
+  };
+
+  const drawEnvs = (f) => {
+    const envs = [...(f.environments || [])].sort((a, b) => (a.sortOrder ?? 0) - (b.sortOrder ?? 0) || a.name.localeCompare(b.name));
+    mount(envsBox, envs.map((env) => envCard(f, env)));
+  };
+
+  const envCard = (f, env) => {
+    const base = `${path}/environments/${enc(env.name)}`;
+    const list = [...(env.strategies || [])].sort((a, b) => a.sortOrder - b.sortOrder);
+    const prod = (envInfo.get(env.name) || {}).type === 'production';
+    const toggle = async (on) => {
+      setAlert(alert, '');
+      if (prod && !await confirm(`Turn ${on ? 'on' : 'off'} in ${env.name}`,
+        `${env.name} is a production environment. Turn ${f.name} ${on ? 'on' : 'off'} there?`, on ? 'Turn on' : 'Turn off')) return false;
+      try {
+        await api('POST', `${base}/${on ? 'on' : 'off'}`);
+        status(`${f.name} is ${on ? 'on' : 'off'} in ${env.name}`);
+        return true;
+      } catch (err) {
+        setAlert(alert, err.message);
+        return false;
+      }
+    };
+    const move = (i, by) => act('Strategies reordered', () => {
+      const order = list.map((s) => s.id);
+      const [id] = order.splice(i, 1);
+      order.splice(i + by, 0, id);
+      return api('POST', `${base}/strategies/set-sort-order`, order.map((sid, n) => ({ id: sid, sortOrder: n })));
+    });
+    const edit = async (st) => {
+      setAlert(alert, '');
+      if (await editStrategy({ project: projectId, feature: f.name, environment: env.name, st })) {
+        status(st ? 'Strategy saved' : 'Strategy added');
+        await load();
+      }
+    };
+    const label = (st, i) => `${st.title || st.name} (${i + 1})`;
+    return h('section', { class: 'env-card', 'data-env': env.name, 'aria-labelledby': `env-${env.name}` },
+      h('header', null,
+        switchButton(`Toggle ${f.name} in ${env.name}`, env.enabled, toggle, { disabled: !can('UPDATE_FEATURE_ENVIRONMENT') }),
+        h('h2', { id: `env-${env.name}` }, env.name),
+        prod ? h('span', { class: 'badge prod' }, 'production') : h('span', { class: 'badge off' }, (envInfo.get(env.name) || {}).type || ''),
+        h('span', { class: 'spacer' }),
+        can('CREATE_FEATURE_STRATEGY') && h('button', { type: 'button', onclick: () => edit(null), 'aria-label': `Add strategy in ${env.name}` }, 'Add strategy')),
+      h('div', { class: 'body' },
+        list.length ? list.map((st, i) => h('div', { class: `strategy${st.disabled ? ' disabled' : ''}`, 'data-strategy': st.id },
+          h('div', { class: 'main' },
+            h('div', { class: 'title' }, `${i + 1}. ${st.title || st.name}`, st.title ? h('span', { class: 'muted' }, ` (${st.name})`) : null,
+              st.disabled ? h('span', { class: 'badge off' }, 'Disabled') : null),
+            h('p', { class: 'summary' }, summary(st, segmentNames))),
+          h('div', { class: 'tools' },
+            can('UPDATE_FEATURE_STRATEGY') && [
+              h('button', { type: 'button', class: 'small', disabled: i === 0, onclick: () => move(i, -1), 'aria-label': `Move ${label(st, i)} up` }, '↑'),
+              h('button', { type: 'button', class: 'small', disabled: i === list.length - 1, onclick: () => move(i, 1), 'aria-label': `Move ${label(st, i)} down` }, '↓'),
+              h('button', { type: 'button', class: 'small', onclick: () => edit(st), 'aria-label': `Edit ${label(st, i)}` }, 'Edit'),
+              h('button', { type: 'button', class: 'small', 'aria-label': `${st.disabled ? 'Enable' : 'Disable'} ${label(st, i)}`,
+                onclick: () => act(st.disabled ? 'Strategy enabled' : 'Strategy disabled', () => api('PUT', `${base}/strategies/${enc(st.id)}`, { ...st, disabled: !st.disabled })) },
+              st.disabled ? 'Enable' : 'Disable')],
+            can('DELETE_FEATURE_STRATEGY') && h('button', { type: 'button', class: 'small danger', 'aria-label': `Delete ${label(st, i)}`, onclick: async () => {
+              if (!await confirm('Delete strategy', `Delete the strategy ${st.title || st.name} in ${env.name}?`, 'Delete', { danger: true })) return;
+              await act('Strategy deleted', () => api('DELETE', `${base}/strategies/${enc(st.id)}`));
+            } }, 'Delete'))))
+          : h('p', { class: 'muted' }, env.enabled
+            ? 'No strategies yet.'
+            : 'No strategies.')));
+  };
+
+  mount(main, head, alert, envsBox);
+  await load();
 }
