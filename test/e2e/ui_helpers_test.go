@@ -164,6 +164,20 @@ func evalJS(js string) chromedp.Action[chromedp.Void] {
 	})
 }
 
+// choose picks value in the <select> matching the CSS selector sel, as a
+// person does with the keyboard or mouse (a change event follows).
+func choose(sel, value string) chromedp.Action[chromedp.Void] {
+	return chromedp.Steps(chromedp.WaitVisible(chromedp.CSS(sel)),
+		evalJS(fmt.Sprintf(`(() => { const e = document.querySelector(%q); e.value = %q; e.dispatchEvent(new Event('change', {bubbles: true})); })()`, sel, value)))
+}
+
+// setInput sets an input that takes no typing (date-time pickers) and
+// fires its input event.
+func setInput(sel, value string) chromedp.Action[chromedp.Void] {
+	return chromedp.Steps(chromedp.WaitVisible(chromedp.CSS(sel)),
+		evalJS(fmt.Sprintf(`(() => { const e = document.querySelector(%q); e.value = %q; e.dispatchEvent(new Event('input', {bubbles: true})); })()`, sel, value)))
+}
+
 // click clicks the element matching the CSS selector sel.
 func click(sel string) chromedp.Action[chromedp.Void] {
 	return chromedp.Click(chromedp.CSS(sel), chromedp.NodeVisible)

@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -189,6 +188,21 @@ func TestUI(t *testing.T) {
 		f.screenshot("flags")
 	})
 
+	t.Run("strategies: add and edit a flexibleRollout, payload check, reorder", func(t *testing.T) {
+		t.Parallel()
+		strategyFlow(t, s)
+	})
+
+	t.Run("archive and revive", func(t *testing.T) {
+		t.Parallel()
+		archiveFlow(t, s)
+	})
+
+	t.Run("event log filters and diff", func(t *testing.T) {
+		t.Parallel()
+		eventsFlow(t, s)
+	})
+
 	t.Run("a viewer sees no write controls and a forged write is refused", func(t *testing.T) {
 		t.Parallel()
 		admin("POST", "/api/admin/user-admin", obj{"username": "vera", "name": "Vera Viewer", "password": "Vera-Pass-1234", "rootRole": "Viewer"})
@@ -227,4 +241,3 @@ func adminCall(t *testing.T, server, method, path string, body any) []byte {
 	return data
 }
 
-var _ = fmt.Sprint

@@ -1,0 +1,194 @@
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+)
+
+// strategyFlow adds and edits a flexibleRollout with constraints of several
+// operator families and a segment, refuses an invalid JSON payload next to
+// its field, saves a valid one, and reorders strategies. The effect is read
+// from the client API each time.
+func strategyFlow(t *testing.T, s *uiSuite) {
+	const flag = "rollout-flag"
+	adminCall(t, s.url, "POST", "/api/admin/projects/default/features", obj{"name": flag})
+	var seg struct {
+		ID int `json:"id"`
+	}
+	json.Unmarshal(adminCall(t, s.url, "POST", "/api/admin/segments", obj{"name": "beta-users",
+		"constraints": []obj{{"contextName": "userId", "operator": "IN", "values": []string{"beta-1"}}}}), &seg)
+
+	f := s.newFlow(t)
+	f.login("admin", s.password)
+	f.visit("/projects/default/features/"+flag, flag)
+	f.run("adding a flexibleRollout",
+		click(`button[aria-label="Add strategy in development"]`),
+		chromedp.WaitVisible(chromedp.CSS(`dialog input[name=rollout]`)),
+		typeInto(`dialog input[name=rollout]`, "35"),
+		choose(`dialog select[name=stickiness]`, "userId"),
+		typeInto(`dialog input[name=groupId]`, "checkout"),
+		clickButton("Add constraint"),
+		typeInto(`dialog input[name=constraint-0-values]`, "alice, bob,carol"),
+		clickButton("Add constraint"),
+		choose(`dialog select[name=constraint-1-context]`, "appName"),
+		choose(`dialog select[name=constraint-1-operator]`, "STR_STARTS_WITH"),
+		typeInto(`dialog input[name=constraint-1-values]`, "Web"),
+		click(`dialog input[name=constraint-1-case]`),
+		click(`dialog input[name=constraint-1-inverted]`),
+		clickButton("Add constraint"),
+		choose(`dialog select[name=constraint-2-context]`, "environment"),
+		choose(`dialog select[name=constraint-2-operator]`, "DATE_AFTER"),
+		setInput(`dialog input[name=constraint-2-value]`, "2025-01-02T03:04"),
+		clickButton("Add constraint"),
+		choose(`dialog select[name=constraint-3-operator]`, "NUM_GTE"),
+		typeInto(`dialog input[name=constraint-3-value]`, "18"),
+		clickButton("Add constraint"),
+		choose(`dialog select[name=constraint-4-operator]`, "SEMVER_LT"),
+		typeInto(`dialog input[name=constraint-4-value]`, "2.0.0"),
+		click(fmt.Sprintf(`dialog input[name=segment][value="%d"]`, seg.ID)),
+		waitText("dialog .summary-box", "On for 35% of users"))
+	if got := f.textOf("dialog .summary-box"); !strings.Contains(got, "beta-users") || !strings.Contains(got, "appName NOT starts with Web (ignoring case)") {
+		t.Errorf("summary: %q", got)
+	}
+	f.screenshot("strategy-editor")
+	f.run("saving", clickButton("Save strategy"), chromedp.WaitNotPresent(chromedp.CSS("dialog")),
+		waitText(`section[data-env=development] .summary`, "On for 35% of users"))
+
+	st := clientStrategies(t, s.url, flag)
+	if len(st) != 1 {
+		t.Fatalf("client API: %d strategies", len(st))
+	}
+	p := st[0]["parameters"].(map[string]any)
+	if p["rollout"] != "35" || p["stickiness"] != "userId" || p["groupId"] != "checkout" {
+		t.Errorf("parameters %v", p)
+	}
+	cs := st[0]["constraints"].([]any)
+	if len(cs) != 5 {
+		t.Fatalf("constraints %v", cs)
+	}
+	want := []string{"IN", "STR_STARTS_WITH", "DATE_AFTER", "NUM_GTE", "SEMVER_LT"}
+	for i, c := range cs {
+		c := c.(map[string]any)
+		if c["operator"] != want[i] {
+			t.Errorf("constraint %d: %v", i, c)
+		}
+	}
+	if c := cs[0].(map[string]any); fmt.Sprint(c["values"]) != "[alice bob carol]" {
+		t.Errorf("pasted list: %v", c["values"])
+	}
+	if c := cs[1].(map[string]any); c["caseInsensitive"] != true || c["inverted"] != true || fmt.Sprint(c["values"]) != "[Web]" {
+		t.Errorf("string constraint: %v", c)
+	}
+	if c := cs[2].(map[string]any); !strings.HasPrefix(fmt.Sprint(c["value"]), "2025-01-0") {
+		t.Errorf("date constraint: %v", c)
+	}
+	if fmt.Sprint(st[0]["segments"]) != fmt.Sprintf("[%d]", seg.ID) {
+		t.Errorf("segments %v", st[0]["segments"])
+	}
+
+	// Edit: a new rollout, and a variant whose JSON payload is refused
+	// next to its field until it parses.
+	f.run("editing",
+		click(`section[data-env=development] button[aria-label^="Edit flexibleRollout"]`),
+		typeInto(`dialog input[name=rollout]`, "60"),
+		clickButton("Add variant"),
+		choose(`dialog select[name=variant-0-payload-type]`, "json"),
+		typeInto(`dialog textarea[name=variant-0-payload]`, `{"color": "blue"`),
+		clickButton("Save strategy"),
+		waitText("dialog .field-error", "Not valid JSON"))
+	if got := eval[string](f, `document.activeElement.name`); got != "variant-0-payload" {
+		t.Errorf("focus on %q, not on the payload", got)
+	}
+	f.screenshot("strategy-invalid-json")
+	if p := clientStrategies(t, s.url, flag)[0]["parameters"].(map[string]any); p["rollout"] != "35" {
+		t.Errorf("saved despite the invalid payload: %v", p)
+	}
+	f.run("fixing the JSON",
+		typeInto(`dialog textarea[name=variant-0-payload]`, `{"color": "blue"}`),
+		clickButton("Save strategy"), chromedp.WaitNotPresent(chromedp.CSS("dialog")),
+		waitText(`section[data-env=development] .summary`, "On for 60% of users"))
+	st = clientStrategies(t, s.url, flag)
+	if p := st[0]["parameters"].(map[string]any); p["rollout"] != "60" {
+		t.Errorf("rollout after edit %v", p)
+	}
+	vs, _ := st[0]["variants"].([]any)
+	if len(vs) != 1 || fmt.Sprint(vs[0].(map[string]any)["payload"]) != `map[type:json value:{"color": "blue"}]` {
+		t.Errorf("variants %v", st[0]["variants"])
+	}
+
+	// Reorder: a second strategy moved to the top.
+	adminCall(t, s.url, "POST", "/api/admin/projects/default/features/"+flag+"/environments/development/strategies",
+		obj{"name": "userWithId", "title": "vips", "parameters": obj{"userIds": "v1,v2"}})
+	f.visit("/projects/default/features/"+flag, flag)
+	f.run("moving up", click(`button[aria-label="Move vips (2) up"]`), waitText(`section[data-env=development] .strategy .title`, "1. vips"))
+	if st := clientStrategies(t, s.url, flag); st[0]["name"] != "userWithId" || st[1]["name"] != "flexibleRollout" {
+		t.Errorf("client order %v, %v", st[0]["name"], st[1]["name"])
+	}
+	f.screenshot("flag")
+}
+
+// archiveFlow archives a flag on its page and revives it in the archive.
+func archiveFlow(t *testing.T, s *uiSuite) {
+	const flag = "old-banner"
+	adminCall(t, s.url, "POST", "/api/admin/projects/default/features", obj{"name": flag})
+	f := s.newFlow(t)
+	f.login("admin", s.password)
+	f.visit("/projects/default/features/"+flag, flag)
+	f.run("archiving", clickButton("Archive"), click(`dialog button.danger`), waitText("h1", "Default"))
+	if hasClientFeature(t, s.url, flag) {
+		t.Error("the client API still serves the archived flag")
+	}
+	f.visit("/archive", "Archive")
+	f.screenshot("archive")
+	f.run("reviving", click(`button[aria-label="Revive old-banner"]`), chromedp.WaitNotPresent(chromedp.CSS(`tr[data-flag="old-banner"]`)))
+	if !hasClientFeature(t, s.url, flag) {
+		t.Error("the client API does not serve the revived flag")
+	}
+}
+
+// eventsFlow filters the event log and expands an event's diff.
+func eventsFlow(t *testing.T, s *uiSuite) {
+	adminCall(t, s.url, "POST", "/api/admin/projects", obj{"id": "evproj", "name": "Events project"})
+	adminCall(t, s.url, "PUT", "/api/admin/projects/evproj", obj{"name": "Events project 2"})
+	f := s.newFlow(t)
+	f.login("admin", s.password)
+	f.visit("/events", "Event log")
+	f.run("filtering",
+		choose(`select[name=project]`, "evproj"),
+		typeInto(`input[name=type]`, "project-updated"),
+		waitJS(`document.querySelectorAll('details.event').length === 1`, "one event"))
+	f.run("expanding", click(`details.event summary`), waitText("details.event[open] .diff", `"Events project 2"`))
+	if got := f.textOf("details.event[open] p"); !strings.Contains(got, "name") {
+		t.Errorf("changed keys: %q", got)
+	}
+	var url string
+	url = eval[string](f, "location.search")
+	if !strings.Contains(url, "project=evproj") || !strings.Contains(url, "type=project-updated") {
+		t.Errorf("filters not in the address: %s", url)
+	}
+	f.screenshot("events")
+	f.run("a user filter matching nobody", typeInto(`input[name=user]`, "nobody-at-all"),
+		waitText(".field-error", "No user matches nobody-at-all"))
+}
+
+// clientStrategies is the strategies of flag as the development client
+// token sees them.
+func clientStrategies(t *testing.T, server, flag string) []map[string]any {
+	t.Helper()
+	raw := clientFeature(t, server, clientToken, flag)["strategies"].([]any)
+	out := make([]map[string]any, len(raw))
+	for i, s := range raw {
+		out[i] = s.(map[string]any)
+	}
+	return out
+}
+
+func hasClientFeature(t *testing.T, server, flag string) bool {
+	t.Helper()
+	_, data := call(t, "GET", server+"/api/client/features", clientToken, nil)
+	return strings.Contains(string(data), `"name":"`+flag+`"`)
+}
