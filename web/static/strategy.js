@@ -24,7 +24,9 @@ export const splitList = (s) => s.split(',').map((x) => x.trim()).filter((x) => 
 function describeConstraint(c) {
   const info = opInfo.get(c.operator) || { text: c.operator };
   const vals = multi(c.operator) ? (c.values || []).join(', ') : (c.value || '');
-  let s = `${c.contextName} ${c.inverted ? 'NOT ' : ''}${info.text} ${vals || '(no value)'}`;
+  // The menu's hint of the value's kind, "(number)", is left out here.
+  const words = info.text.replace(/ \(.*\)$/, '');
+  let s = `${c.contextName} ${c.inverted ? 'NOT ' : ''}${words} ${vals || '(no value)'}`;
   if (c.caseInsensitive) s += ' (ignoring case)';
   return s;
 }
@@ -36,9 +38,9 @@ export function summary(st, segmentNames = new Map()) {
   switch (st.name) {
     case 'default': who = 'On for everyone'; break;
     case 'flexibleRollout': who = `On for ${p.rollout ?? 100}% of ${stickyWords(p.stickiness)}${p.groupId ? ` (group ${p.groupId})` : ''}`; break;
-    case 'userWithId': who = `On for the users ${p.userIds || '(none)'}`; break;
-    case 'remoteAddress': who = `On for the IP addresses ${p.IPs || '(none)'}`; break;
-    case 'applicationHostname': who = `On for the hosts ${p.hostNames || '(none)'}`; break;
+    case 'userWithId': who = `On for the users ${listWords(p.userIds)}`; break;
+    case 'remoteAddress': who = `On for the IP addresses ${listWords(p.IPs)}`; break;
+    case 'applicationHostname': who = `On for the hosts ${listWords(p.hostNames)}`; break;
     default: {
       const params = Object.entries(p).map(([k, v]) => `${k} = ${v}`).join(', ');
       who = `Strategy ${st.name}${params ? ` with ${params}` : ''}`;
@@ -55,6 +57,8 @@ export function summary(st, segmentNames = new Map()) {
   if (st.disabled) s += ' (disabled: it is not evaluated)';
   return `${s}.`;
 }
+
+const listWords = (v) => (v ? splitList(String(v)).join(', ') : '(none)');
 
 function stickyWords(s) {
   if (!s || s === 'default') return 'users (or sessions, or at random)';
