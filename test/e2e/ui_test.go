@@ -240,4 +240,3 @@ func adminCall(t *testing.T, server, method, path string, body any) []byte {
 	}
 	return data
 }
-

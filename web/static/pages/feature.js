@@ -7,18 +7,24 @@ import { summary, editStrategy } from '../strategy.js';
 
 export async function render(main, [projectId, name]) {
   const path = `/api/admin/projects/${enc(projectId)}/features/${enc(name)}`;
-  const [envList, segs] = await Promise.all([
-    api('GET', '/api/admin/environments'),
-    api('GET', '/api/admin/segments'),
-  ]);
+  const envList = await api('GET', '/api/admin/environments');
   const envInfo = new Map((envList.environments || []).map((e) => [e.name, e]));
-  const segmentNames = new Map((segs.segments || []).map((s) => [s.id, s.name]));
+  // Segment names are fetched only when a strategy uses a segment: the
+  // list counts every segment's uses, which costs the server time.
+  const segmentNames = new Map();
+  const loadSegmentNames = async (f) => {
+    const used = (f.environments || []).some((e) => (e.strategies || []).some((st) => (st.segments || []).some((id) => !segmentNames.has(id))));
+    if (!used) return;
+    const segs = await api('GET', '/api/admin/segments');
+    for (const sg of segs.segments || []) segmentNames.set(sg.id, sg.name);
+  };
   const alert = alertBox();
   const head = h('div');
   const envsBox = h('div');
 
   const load = async () => {
     const f = await api('GET', path);
+    await loadSegmentNames(f);
     drawHead(f);
     drawEnvs(f);
     return f;
