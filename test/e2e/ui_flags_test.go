@@ -192,3 +192,92 @@ func hasClientFeature(t *testing.T, server, flag string) bool {
 	_, data := call(t, "GET", server+"/api/client/features", clientToken, nil)
 	return strings.Contains(string(data), `"name":"`+flag+`"`)
 }
+
+// segmentsContextFlow creates a segment and a context field through their
+// pages, sees a segment in use refused deletion with the API's message, and
+// shows the environments page.
+func segmentsContextFlow(t *testing.T, s *uiSuite) {
+	var used struct {
+		ID int `json:"id"`
+	}
+	json.Unmarshal(adminCall(t, s.url, "POST", "/api/admin/segments", obj{"name": "in-use", "constraints": []obj{}}), &used)
+	adminCall(t, s.url, "POST", "/api/admin/projects/default/features", obj{"name": "segment-user"})
+	adminCall(t, s.url, "POST", "/api/admin/projects/default/features/segment-user/environments/development/strategies",
+		obj{"name": "default", "segments": []int{used.ID}})
+
+	f := s.newFlow(t)
+	f.login("admin", s.password)
+	f.visit("/context", "Context fields")
+	f.run("creating a context field",
+		clickButton("New context field"),
+		typeInto(`dialog input[name=name]`, "country"),
+		typeInto(`dialog textarea[name=legalValues]`, "no, se,dk"),
+		click(`dialog input[name=stickiness]`),
+		click(`dialog button[type=submit]`),
+		chromedp.WaitVisible(chromedp.CSS(`tr[data-context="country"]`)))
+	var field map[string]any
+	json.Unmarshal(adminCall(t, s.url, "GET", "/api/admin/context/country", nil), &field)
+	if field["stickiness"] != true || len(field["legalValues"].([]any)) != 3 {
+		t.Errorf("context field as stored: %v", field)
+	}
+	f.screenshot("context")
+
+	f.visit("/segments", "Segments")
+	f.run("creating a segment",
+		clickButton("New segment"),
+		typeInto(`dialog input[name=name]`, "nordics"),
+		clickButton("Add constraint"),
+		choose(`dialog select[name=constraint-0-context]`, "country"),
+		typeInto(`dialog input[name=constraint-0-values]`, "no,se"),
+		click(`dialog button[type=submit]`),
+		waitText(`table.list th`, "nordics"))
+	var segs struct {
+		Segments []map[string]any `json:"segments"`
+	}
+	json.Unmarshal(adminCall(t, s.url, "GET", "/api/admin/segments", nil), &segs)
+	found := false
+	for _, sg := range segs.Segments {
+		if sg["name"] == "nordics" {
+			found = fmt.Sprint(sg["constraints"]) == "[map[caseInsensitive:false contextName:country inverted:false operator:IN values:[no se]]]"
+			if !found {
+				t.Errorf("segment as stored: %v", sg["constraints"])
+			}
+		}
+	}
+	if !found {
+		t.Error("segment not stored")
+	}
+	f.run("deleting a segment in use",
+		click(`button[aria-label="Delete segment in-use"]`), click(`dialog button.danger`),
+		waitJS(`!document.querySelector('main .alert').hidden`, "an error"))
+	if got := f.textOf("main .alert"); got == "" {
+		t.Error("no reason given")
+	}
+	f.screenshot("segments")
+	f.visit("/environments", "Environments")
+	f.run("environment rows", chromedp.WaitVisible(chromedp.CSS(`tr[data-env="production"]`)))
+	f.screenshot("environments")
+}
+
+// playgroundFlow evaluates a flag for two users and reads the explanation.
+// It needs POST /api/admin/playground, and skips on a server without it.
+func playgroundFlow(t *testing.T, s *uiSuite) {
+	if st, _ := call(t, "POST", s.url+"/api/admin/playground", adminToken, obj{"environment": "development", "context": obj{"appName": "x"}}); st == 404 || st == 405 {
+		t.Skip("this server has no playground endpoint")
+	}
+	adminCall(t, s.url, "POST", "/api/admin/projects", obj{"id": "pg", "name": "Playground project"})
+	adminCall(t, s.url, "POST", "/api/admin/projects/pg/features", obj{"name": "pg-flag"})
+	adminCall(t, s.url, "POST", "/api/admin/projects/pg/features/pg-flag/environments/development/strategies",
+		obj{"name": "flexibleRollout", "parameters": obj{"rollout": "100", "stickiness": "default", "groupId": "pg-flag"},
+			"constraints": []obj{constraint("userId", "IN", false, false, "alice")}})
+	adminCall(t, s.url, "POST", "/api/admin/projects/pg/features/pg-flag/environments/development/on", nil)
+	f := s.newFlow(t)
+	f.login("admin", s.password)
+	f.visit("/playground", "Playground")
+	f.run("alice", choose(`select[name=projects]`, "pg"), typeInto(`input[name=userId]`, "alice"), clickButton("Evaluate"),
+		waitText(`details[data-flag="pg-flag"] summary`, "On"))
+	f.run("bob", typeInto(`input[name=userId]`, "bob"), clickButton("Evaluate"),
+		waitText(`details[data-flag="pg-flag"] summary`, "No strategy matched"),
+		click(`details[data-flag="pg-flag"] summary`), waitText(`details[data-flag="pg-flag"] li.failed`, "userId IN alice"))
+	f.screenshot("playground")
+}

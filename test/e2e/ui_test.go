@@ -203,6 +203,16 @@ func TestUI(t *testing.T) {
 		eventsFlow(t, s)
 	})
 
+	t.Run("segments, context fields, environments", func(t *testing.T) {
+		t.Parallel()
+		segmentsContextFlow(t, s)
+	})
+
+	t.Run("playground explains a result", func(t *testing.T) {
+		t.Parallel()
+		playgroundFlow(t, s)
+	})
+
 	t.Run("a viewer sees no write controls and a forged write is refused", func(t *testing.T) {
 		t.Parallel()
 		admin("POST", "/api/admin/user-admin", obj{"username": "vera", "name": "Vera Viewer", "password": "Vera-Pass-1234", "rootRole": "Viewer"})

@@ -261,7 +261,7 @@ function paramField(p, draft, refresh, { stickyFields }) {
 }
 
 // constraintRow edits one constraint in place.
-function constraintRow(c, i, contextNames, remove, refresh) {
+export function constraintRow(c, i, contextNames, remove, refresh) {
   const names = contextNames.includes(c.contextName) ? contextNames : [c.contextName, ...contextNames];
   const ctx = select(names.map((n) => [n, n]), c.contextName, { name: `constraint-${i}-context` });
   const op = select(operators.map(([o, text]) => [o, `${text} (${o})`]), c.operator, { name: `constraint-${i}-operator` });
