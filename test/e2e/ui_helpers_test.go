@@ -199,9 +199,25 @@ func (f *flow) login(user, password string) {
 		waitText("h1", "Projects"))
 }
 
-// screenshot saves the page as artifacts/<name>.png for people to look at.
+// unnamedControls lists the visible controls of the page that have no
+// accessible name: inputs without a label, buttons without text or label.
+const unnamedControls = `[...document.querySelectorAll('input, select, textarea, button, a[href], [role=switch]')]
+	.filter(e => e.getClientRects().length > 0 && e.type !== 'hidden')
+	.filter(e => !(e.getAttribute('aria-label') || e.getAttribute('aria-labelledby') || (e.labels && e.labels.length) ||
+		(['BUTTON', 'A'].includes(e.tagName) && e.textContent.trim())))
+	.map(e => e.outerHTML.slice(0, 120))`
+
+// screenshot saves the page as artifacts/<name>.png for people to look at,
+// and checks what a picture does not show: every control has a name, and
+// nothing is wider than the 1024-px window.
 func (f *flow) screenshot(name string) {
 	f.t.Helper()
+	if bad := eval[[]string](f, unnamedControls); len(bad) > 0 {
+		f.t.Errorf("%s: controls without an accessible name: %v", name, bad)
+	}
+	if w := eval[int](f, `document.documentElement.scrollWidth - window.innerWidth`); w > 0 {
+		f.t.Errorf("%s: the page is %d px wider than the window", name, w)
+	}
 	png, err := chromedp.Run(f.ctx, chromedp.FullScreenshot(100))
 	if err != nil {
 		f.t.Fatalf("screenshot %s: %v", name, err)

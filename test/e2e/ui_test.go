@@ -183,6 +183,12 @@ func TestUI(t *testing.T) {
 		if on := clientFeature(t, s.url, clientToken, "checkout-v2")["enabled"]; on != false {
 			t.Errorf("development after off: enabled=%v", on)
 		}
+		// The switches work from the keyboard: focus and Space.
+		f.run("toggle development with the keyboard", chromedp.Focus(chromedp.CSS(dev)), chromedp.KeyEvent(" "),
+			chromedp.WaitVisible(chromedp.CSS(dev+`[aria-checked="true"]`)))
+		if on := clientFeature(t, s.url, clientToken, "checkout-v2")["enabled"]; on != true {
+			t.Errorf("development after the keyboard toggle: enabled=%v", on)
+		}
 		f.run("search as you type", typeInto(`#flag-search`, "checkout"),
 			waitJS(`document.querySelectorAll('tr[data-flag]').length === 1`, "one row"))
 		f.screenshot("flags")
