@@ -53,16 +53,19 @@ func findBrowser(t *testing.T) string {
 
 var printedPassword = regexp.MustCompile(`Created the user "admin" with password (\S+)`)
 
-// startUISuite runs a server without ADMIN_PASSWORD, so that it generates
+// startUISuite runs a server (on SQLite, or on databaseURL) without ADMIN_PASSWORD, so that it generates
 // and prints the first admin's password as it does for a new user, and a
 // browser at a 1024-px-wide window.
-func startUISuite(t *testing.T) *uiSuite {
+func startUISuite(t *testing.T, databaseURL string) *uiSuite {
 	t.Helper()
 	chrome := findBrowser(t)
 	port := freePort(t)
 	env := map[string]string{
 		"PORT": itoa(port), "HTTP_HOST": "127.0.0.1", "DATA_DIR": t.TempDir(),
 		"INIT_ADMIN_API_TOKENS": adminToken, "INIT_CLIENT_API_TOKENS": clientToken, "LOG_LEVEL": "warn",
+	}
+	if databaseURL != "" {
+		env["DATABASE_URL"] = databaseURL
 	}
 	p := start(t, envList(env), binary, "server")
 	waitFor(t, base(port)+"/ready", http.StatusOK, p)

@@ -7,53 +7,25 @@ import (
 	"testing"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/signalbox/signalbox/internal/pgtest"
 )
 
 // TestUI drives the admin web UI in a real browser. Each flow checks what
 // a person sees and, where the flow changes something, the effect through
 // the API (the client API for flags).
 func TestUI(t *testing.T) {
-	s := startUISuite(t)
-	admin := func(method, path string, body any) []byte { return adminCall(t, s.url, method, path, body) }
-	prodToken := func() string {
-		var tok struct {
-			Secret string `json:"secret"`
-		}
-		json.Unmarshal(admin("POST", "/api/admin/api-tokens", obj{
-			"tokenName": "ui-prod", "type": "client", "environment": "production", "projects": []string{"*"},
-		}), &tok)
-		return tok.Secret
-	}()
+	s := startUISuite(t, "")
+	prodToken := productionToken(t, s)
 
 	t.Run("first login with the printed password", func(t *testing.T) {
 		t.Parallel()
-		f := s.newFlow(t)
-		// Signed out, a page sends you to the sign-in page.
-		f.run("opening the projects signed out", chromedp.Navigate(s.url+"/projects"), waitText("h1", "Sign in"))
-		f.run("wrong password",
-			typeInto(`input[name=username]`, "admin"),
-			typeInto(`input[name=password]`, "not-the-password"),
-			click(`form.login button[type=submit]`),
-			waitText(".alert", "wrong username or password"))
-		f.screenshot("login")
-		f.run("the printed password",
-			typeInto(`input[name=password]`, s.password),
-			click(`form.login button[type=submit]`),
-			waitText("h1", "Projects"), waitText("table.list a", "Default"))
-		if got := f.textOf(".who .user"); got != "Admin" && got != "admin" {
-			t.Errorf("signed in as %q", got)
-		}
-		f.screenshot("projects")
-		// Signing out ends the session: the API no longer answers the page.
-		f.run("signing out", click(`.who button`), waitText("h1", "Sign in"))
-		if st := f.fetchJSON("GET", "/api/admin/projects", nil); st != http.StatusUnauthorized {
-			t.Errorf("after signing out the API answered %d", st)
-		}
+		firstLoginFlow(t, s)
 	})
 
 	t.Run("lockout after failed sign-ins", func(t *testing.T) {
 		t.Parallel()
-		admin("POST", "/api/admin/user-admin", obj{"username": "locky", "name": "Locky", "password": "Locky-Pass-1234", "rootRole": "Editor"})
+		adminCall(t, s.url, "POST", "/api/admin/user-admin", obj{"username": "locky", "name": "Locky", "password": "Locky-Pass-1234", "rootRole": "Editor"})
 		f := s.newFlow(t)
 		f.run("opening sign-in", chromedp.Navigate(s.url+"/login"), chromedp.WaitVisible(chromedp.CSS(`input[name=username]`)),
 			typeInto(`input[name=username]`, "locky"))
@@ -100,11 +72,11 @@ func TestUI(t *testing.T) {
 			click(`dialog button[type=submit]`),
 			waitText("h1", "Web Shop"))
 		var p map[string]any
-		json.Unmarshal(admin("GET", "/api/admin/projects/web-shop", nil), &p)
+		json.Unmarshal(adminCall(t, s.url, "GET", "/api/admin/projects/web-shop", nil), &p)
 		if p["name"] != "Web Shop" || p["description"] != "The shop" {
 			t.Fatalf("the API shows %v", p)
 		}
-		admin("POST", "/api/admin/projects/web-shop/features", obj{"name": "shop-banner"})
+		adminCall(t, s.url, "POST", "/api/admin/projects/web-shop/features", obj{"name": "shop-banner"})
 		f.visit("/projects", "Projects")
 		f.run("flag count", waitText(`tr[data-project="web-shop"] td.num`, "1"))
 		f.run("editing",
@@ -113,7 +85,7 @@ func TestUI(t *testing.T) {
 			typeInto(`dialog input[name=name]`, "Shop"),
 			click(`dialog button[type=submit]`),
 			waitJS(`document.querySelector('tr[data-project="web-shop"] a').textContent === 'Shop'`, "the new name"))
-		json.Unmarshal(admin("GET", "/api/admin/projects/web-shop", nil), &p)
+		json.Unmarshal(adminCall(t, s.url, "GET", "/api/admin/projects/web-shop", nil), &p)
 		if p["name"] != "Shop" {
 			t.Errorf("after editing the API shows %v", p["name"])
 		}
@@ -131,67 +103,7 @@ func TestUI(t *testing.T) {
 
 	t.Run("flags: create, toggle in two environments", func(t *testing.T) {
 		t.Parallel()
-		f := s.newFlow(t)
-		f.login("admin", s.password)
-		f.visit("/projects/default", "Default")
-		f.run("new flag form",
-			clickButton("New flag"),
-			chromedp.WaitVisible(chromedp.CSS(`dialog input[name=name]`)),
-			typeInto(`dialog input[name=name]`, "bad name!"),
-			waitJS(`document.querySelector('dialog input[name=name]').getAttribute('aria-invalid') === 'true'`, "the name refused as typed"))
-		if got := f.textOf("dialog .field-error"); got == "" {
-			t.Error("no message next to the name")
-		}
-		f.run("a valid name",
-			typeInto(`dialog input[name=name]`, "checkout-v2"),
-			waitJS(`document.querySelector('dialog input[name=name]').getAttribute('aria-invalid') === null`, "the name accepted"),
-			typeInto(`dialog textarea[name=description]`, "New checkout"),
-			click(`dialog input[name=impressionData]`),
-			click(`dialog button[type=submit]`),
-			waitText("h1", "checkout-v2"))
-		var created map[string]any
-		json.Unmarshal(admin("GET", "/api/admin/projects/default/features/checkout-v2", nil), &created)
-		if created["description"] != "New checkout" || created["impressionData"] != true {
-			t.Errorf("created as %v", created)
-		}
-		// The flag needs a strategy to be on for SDKs.
-		for _, env := range []string{"development", "production"} {
-			admin("POST", "/api/admin/projects/default/features/checkout-v2/environments/"+env+"/strategies", obj{"name": "default"})
-		}
-		f.visit("/projects/default", "Default")
-		dev := `button[role=switch][aria-label="Toggle checkout-v2 in development"]`
-		prod := `button[role=switch][aria-label="Toggle checkout-v2 in production"]`
-		f.run("toggle in development", click(dev),
-			chromedp.WaitVisible(chromedp.CSS(dev+`[aria-checked="true"]`)))
-		if on := clientFeature(t, s.url, clientToken, "checkout-v2")["enabled"]; on != true {
-			t.Errorf("development: client API says enabled=%v", on)
-		}
-		// Production asks first; cancelling changes nothing.
-		f.run("production asks", click(prod), waitText("dialog p", "production environment"))
-		f.screenshot("flags-confirm-production")
-		f.run("cancel", clickButton("Cancel"), chromedp.WaitNotPresent(chromedp.CSS("dialog")))
-		if on := clientFeature(t, s.url, prodToken, "checkout-v2")["enabled"]; on != false {
-			t.Errorf("production after cancel: enabled=%v", on)
-		}
-		f.run("confirm", click(prod), click(`dialog button.primary`),
-			chromedp.WaitVisible(chromedp.CSS(prod+`[aria-checked="true"]`)))
-		if on := clientFeature(t, s.url, prodToken, "checkout-v2")["enabled"]; on != true {
-			t.Errorf("production: client API says enabled=%v", on)
-		}
-		f.run("toggle development off", click(dev),
-			chromedp.WaitVisible(chromedp.CSS(dev+`[aria-checked="false"]`)))
-		if on := clientFeature(t, s.url, clientToken, "checkout-v2")["enabled"]; on != false {
-			t.Errorf("development after off: enabled=%v", on)
-		}
-		// The switches work from the keyboard: focus and Space.
-		f.run("toggle development with the keyboard", chromedp.Focus(chromedp.CSS(dev)), chromedp.KeyEvent(" "),
-			chromedp.WaitVisible(chromedp.CSS(dev+`[aria-checked="true"]`)))
-		if on := clientFeature(t, s.url, clientToken, "checkout-v2")["enabled"]; on != true {
-			t.Errorf("development after the keyboard toggle: enabled=%v", on)
-		}
-		f.run("search as you type", typeInto(`#flag-search`, "checkout"),
-			waitJS(`document.querySelectorAll('tr[data-flag]').length === 1`, "one row"))
-		f.screenshot("flags")
+		toggleFlow(t, s, prodToken)
 	})
 
 	t.Run("strategies: add and edit a flexibleRollout, payload check, reorder", func(t *testing.T) {
@@ -221,8 +133,8 @@ func TestUI(t *testing.T) {
 
 	t.Run("a viewer sees no write controls and a forged write is refused", func(t *testing.T) {
 		t.Parallel()
-		admin("POST", "/api/admin/user-admin", obj{"username": "vera", "name": "Vera Viewer", "password": "Vera-Pass-1234", "rootRole": "Viewer"})
-		admin("POST", "/api/admin/projects/default/features", obj{"name": "viewer-visible"})
+		adminCall(t, s.url, "POST", "/api/admin/user-admin", obj{"username": "vera", "name": "Vera Viewer", "password": "Vera-Pass-1234", "rootRole": "Viewer"})
+		adminCall(t, s.url, "POST", "/api/admin/projects/default/features", obj{"name": "viewer-visible"})
 		f := s.newFlow(t)
 		f.login("vera", "Vera-Pass-1234")
 		if n := f.count(`main button.primary, main button.danger`); n != 0 {
@@ -246,6 +158,37 @@ func TestUI(t *testing.T) {
 	})
 }
 
+// TestUIPostgres runs the sign-in, toggle and strategy flows against a
+// server on PostgreSQL.
+func TestUIPostgres(t *testing.T) {
+	s := startUISuite(t, pgtest.NewDatabase(t))
+	prodToken := productionToken(t, s)
+	t.Run("first login with the printed password", func(t *testing.T) {
+		t.Parallel()
+		firstLoginFlow(t, s)
+	})
+	t.Run("flags: create, toggle in two environments", func(t *testing.T) {
+		t.Parallel()
+		toggleFlow(t, s, prodToken)
+	})
+	t.Run("strategies: add and edit a flexibleRollout, payload check, reorder", func(t *testing.T) {
+		t.Parallel()
+		strategyFlow(t, s)
+	})
+}
+
+// productionToken creates a client token for production.
+func productionToken(t *testing.T, s *uiSuite) string {
+	t.Helper()
+	var tok struct {
+		Secret string `json:"secret"`
+	}
+	json.Unmarshal(adminCall(t, s.url, "POST", "/api/admin/api-tokens", obj{
+		"tokenName": "ui-prod", "type": "client", "environment": "production", "projects": []string{"*"},
+	}), &tok)
+	return tok.Secret
+}
+
 // adminCall sends an admin API request with the admin token and fails on a
 // non-2xx answer.
 func adminCall(t *testing.T, server, method, path string, body any) []byte {
@@ -255,4 +198,98 @@ func adminCall(t *testing.T, server, method, path string, body any) []byte {
 		t.Fatalf("%s %s: %d %s", method, path, status, data)
 	}
 	return data
+}
+
+// firstLoginFlow signs in with the password the server printed at its
+// first start, after a wrong one, and signs out.
+func firstLoginFlow(t *testing.T, s *uiSuite) {
+	f := s.newFlow(t)
+	// Signed out, a page sends you to the sign-in page.
+	f.run("opening the projects signed out", chromedp.Navigate(s.url+"/projects"), waitText("h1", "Sign in"))
+	f.run("wrong password",
+		typeInto(`input[name=username]`, "admin"),
+		typeInto(`input[name=password]`, "not-the-password"),
+		click(`form.login button[type=submit]`),
+		waitText(".alert", "wrong username or password"))
+	f.screenshot("login")
+	f.run("the printed password",
+		typeInto(`input[name=password]`, s.password),
+		click(`form.login button[type=submit]`),
+		waitText("h1", "Projects"), waitText("table.list a", "Default"))
+	if got := f.textOf(".who .user"); got != "Admin" && got != "admin" {
+		t.Errorf("signed in as %q", got)
+	}
+	f.screenshot("projects")
+	// Signing out ends the session: the API no longer answers the page.
+	f.run("signing out", click(`.who button`), waitText("h1", "Sign in"))
+	if st := f.fetchJSON("GET", "/api/admin/projects", nil); st != http.StatusUnauthorized {
+		t.Errorf("after signing out the API answered %d", st)
+	}
+}
+
+// toggleFlow creates a flag with the name checked as typed, and toggles it
+// in two environments, production asking first, with the mouse and the
+// keyboard; the client API shows each change.
+func toggleFlow(t *testing.T, s *uiSuite, prodToken string) {
+	f := s.newFlow(t)
+	f.login("admin", s.password)
+	f.visit("/projects/default", "Default")
+	f.run("new flag form",
+		clickButton("New flag"),
+		chromedp.WaitVisible(chromedp.CSS(`dialog input[name=name]`)),
+		typeInto(`dialog input[name=name]`, "bad name!"),
+		waitJS(`document.querySelector('dialog input[name=name]').getAttribute('aria-invalid') === 'true'`, "the name refused as typed"))
+	if got := f.textOf("dialog .field-error"); got == "" {
+		t.Error("no message next to the name")
+	}
+	f.run("a valid name",
+		typeInto(`dialog input[name=name]`, "checkout-v2"),
+		waitJS(`document.querySelector('dialog input[name=name]').getAttribute('aria-invalid') === null`, "the name accepted"),
+		typeInto(`dialog textarea[name=description]`, "New checkout"),
+		click(`dialog input[name=impressionData]`),
+		click(`dialog button[type=submit]`),
+		waitText("h1", "checkout-v2"))
+	var created map[string]any
+	json.Unmarshal(adminCall(t, s.url, "GET", "/api/admin/projects/default/features/checkout-v2", nil), &created)
+	if created["description"] != "New checkout" || created["impressionData"] != true {
+		t.Errorf("created as %v", created)
+	}
+	// The flag needs a strategy to be on for SDKs.
+	for _, env := range []string{"development", "production"} {
+		adminCall(t, s.url, "POST", "/api/admin/projects/default/features/checkout-v2/environments/"+env+"/strategies", obj{"name": "default"})
+	}
+	f.visit("/projects/default", "Default")
+	dev := `button[role=switch][aria-label="Toggle checkout-v2 in development"]`
+	prod := `button[role=switch][aria-label="Toggle checkout-v2 in production"]`
+	f.run("toggle in development", click(dev),
+		chromedp.WaitVisible(chromedp.CSS(dev+`[aria-checked="true"]`)))
+	if on := clientFeature(t, s.url, clientToken, "checkout-v2")["enabled"]; on != true {
+		t.Errorf("development: client API says enabled=%v", on)
+	}
+	// Production asks first; cancelling changes nothing.
+	f.run("production asks", click(prod), waitText("dialog p", "production environment"))
+	f.screenshot("flags-confirm-production")
+	f.run("cancel", clickButton("Cancel"), chromedp.WaitNotPresent(chromedp.CSS("dialog")))
+	if on := clientFeature(t, s.url, prodToken, "checkout-v2")["enabled"]; on != false {
+		t.Errorf("production after cancel: enabled=%v", on)
+	}
+	f.run("confirm", click(prod), click(`dialog button.primary`),
+		chromedp.WaitVisible(chromedp.CSS(prod+`[aria-checked="true"]`)))
+	if on := clientFeature(t, s.url, prodToken, "checkout-v2")["enabled"]; on != true {
+		t.Errorf("production: client API says enabled=%v", on)
+	}
+	f.run("toggle development off", click(dev),
+		chromedp.WaitVisible(chromedp.CSS(dev+`[aria-checked="false"]`)))
+	if on := clientFeature(t, s.url, clientToken, "checkout-v2")["enabled"]; on != false {
+		t.Errorf("development after off: enabled=%v", on)
+	}
+	// The switches work from the keyboard: focus and Space.
+	f.run("toggle development with the keyboard", chromedp.Focus(chromedp.CSS(dev)), chromedp.KeyEvent(" "),
+		chromedp.WaitVisible(chromedp.CSS(dev+`[aria-checked="true"]`)))
+	if on := clientFeature(t, s.url, clientToken, "checkout-v2")["enabled"]; on != true {
+		t.Errorf("development after the keyboard toggle: enabled=%v", on)
+	}
+	f.run("search as you type", typeInto(`#flag-search`, "checkout"),
+		waitJS(`document.querySelectorAll('tr[data-flag]').length === 1`, "one row"))
+	f.screenshot("flags")
 }
