@@ -128,6 +128,33 @@ func strategyFlow(t *testing.T, s *uiSuite) {
 	if st := clientStrategies(t, s.url, flag); st[0]["name"] != "userWithId" || st[1]["name"] != "flexibleRollout" {
 		t.Errorf("client order %v, %v", st[0]["name"], st[1]["name"])
 	}
+
+	// Copy to another environment.
+	f.run("copying to production", click(`button[aria-label="Copy vips (1) to production"]`),
+		waitText(`section[data-env=production] .strategy .title`, "1. vips"))
+	var prod struct {
+		Strategies []map[string]any `json:"strategies"`
+	}
+	json.Unmarshal(adminCall(t, s.url, "GET", "/api/admin/projects/default/features/"+flag+"/environments/production", nil), &prod)
+	if len(prod.Strategies) != 1 || fmt.Sprint(prod.Strategies[0]["parameters"]) != "map[userIds:v1,v2]" {
+		t.Errorf("production strategies %v", prod.Strategies)
+	}
+
+	// Details and tags.
+	f.run("editing details", clickButton("Edit details"),
+		typeInto(`dialog textarea[name=description]`, "Rolls out the checkout"),
+		choose(`dialog select[name=type]`, "experiment"),
+		click(`dialog button[type=submit]`), waitText("p.lead", "Rolls out the checkout"))
+	f.run("adding a tag", clickButton("Add tag"), typeInto(`dialog input[name=value]`, "checkout"),
+		click(`dialog button[type=submit]`), waitText("dl.meta .tag", "simple:checkout"))
+	var meta map[string]any
+	json.Unmarshal(adminCall(t, s.url, "GET", "/api/admin/projects/default/features/"+flag, nil), &meta)
+	if meta["description"] != "Rolls out the checkout" || meta["type"] != "experiment" || fmt.Sprint(meta["tags"]) != "[map[type:simple value:checkout]]" {
+		t.Errorf("flag as stored: %v %v %v", meta["description"], meta["type"], meta["tags"])
+	}
+
+	// The flag's history lists what this flow did, with diffs.
+	f.run("history", click(`details.history > summary`), waitText(`details.history details.event strong`, "feature-strategy-add"))
 	f.screenshot("flag")
 }
 

@@ -289,7 +289,7 @@ func toggleFlow(t *testing.T, s *uiSuite, prodToken string) {
 	if on := clientFeature(t, s.url, clientToken, "checkout-v2")["enabled"]; on != true {
 		t.Errorf("development after the keyboard toggle: enabled=%v", on)
 	}
-	f.run("search as you type", typeInto(`#flag-search`, "checkout"),
+	f.run("search as you type", typeInto(`#flag-search`, "checkout-v2"),
 		waitJS(`document.querySelectorAll('tr[data-flag]').length === 1`, "one row"))
 	f.screenshot("flags")
 }

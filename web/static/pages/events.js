@@ -1,7 +1,8 @@
 // The event log: every audit event, newest first, filtered by type,
 // project, flag, user and date range; each expands to its data and preData.
-import { h, mount, field, select, alertBox, setAlert, fmtDate, debounce } from '../dom.js';
+import { h, mount, field, select, alertBox, setAlert, debounce } from '../dom.js';
 import { api, enc } from '../api.js';
+import { eventItem } from '../events.js';
 
 const pageSize = 50;
 
@@ -86,30 +87,4 @@ export async function render(main, params, query) {
       fields.map((f) => f.el), types),
     alert, count, list, pager);
   await load();
-}
-
-function eventItem(e) {
-  const where = [e.project && `project ${e.project}`, e.featureName && `flag ${e.featureName}`, e.environment && `environment ${e.environment}`]
-    .filter(Boolean).join(', ');
-  return h('details', { class: 'event env-card', 'data-event': e.id },
-    h('summary', { class: 'body' },
-      h('strong', null, e.type), ' ', h('span', { class: 'muted' }, `#${e.id} · ${fmtDate(e.createdAt)} · by ${e.createdBy || 'unknown'}`),
-      where ? h('span', { class: 'desc' }, where) : null),
-    h('div', { class: 'body' }, diff(e.preData, e.data)));
-}
-
-// diff shows preData and data side by side, with the changed top-level keys.
-function diff(before, after) {
-  const pretty = (v) => (v === null || v === undefined ? '—' : JSON.stringify(v, null, 2));
-  let changed = [];
-  if (before && after && typeof before === 'object' && typeof after === 'object') {
-    const keys = new Set([...Object.keys(before), ...Object.keys(after)]);
-    changed = [...keys].filter((k) => JSON.stringify(before[k]) !== JSON.stringify(after[k]));
-  }
-  return [
-    changed.length ? h('p', null, 'Changed: ', changed.map((k) => h('code', { class: 'tag' }, k))) : null,
-    h('div', { class: 'diff' },
-      h('div', null, h('h3', null, 'Before (preData)'), h('pre', { class: 'json' }, pretty(before))),
-      h('div', null, h('h3', null, 'After (data)'), h('pre', { class: 'json' }, pretty(after)))),
-  ];
 }

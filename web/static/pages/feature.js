@@ -1,9 +1,10 @@
 // One flag: per environment its switch and its strategies in order, with
 // the strategy editor; stale, archive.
-import { h, mount, alertBox, setAlert, confirm, status, fmtDate, switchButton } from '../dom.js';
+import { h, mount, field, checkbox, select, alertBox, setAlert, showError, modal, confirm, status, fmtDate, switchButton } from '../dom.js';
 import { api, enc } from '../api.js';
 import { can, navigate } from '../app.js';
 import { summary, editStrategy } from '../strategy.js';
+import { eventItem } from '../events.js';
 
 export async function render(main, [projectId, name]) {
   const path = `/api/admin/projects/${enc(projectId)}/features/${enc(name)}`;
@@ -46,6 +47,9 @@ export async function render(main, [projectId, name]) {
       h('div', { class: 'page-head' },
         h('h1', null, f.name, f.stale ? h('span', { class: 'badge stale' }, 'Stale') : null),
         h('div', { class: 'row-actions' },
+          can('UPDATE_FEATURE') && h('button', { type: 'button', onclick: async () => {
+            if (await detailsForm(f, path)) await act('Flag saved', async () => {});
+          } }, 'Edit details'),
           can('UPDATE_FEATURE') && h('button', { type: 'button', onclick: () => act(f.stale ? 'Marked active' : 'Marked stale',
             () => api('PATCH', path, [{ op: 'replace', path: '/stale', value: !f.stale }])) }, f.stale ? 'Mark active' : 'Mark stale'),
           can('DELETE_FEATURE') && h('button', { type: 'button', class: 'danger', onclick: async () => {
@@ -64,7 +68,14 @@ export async function render(main, [projectId, name]) {
         h('dt', null, 'Created'), h('dd', null, fmtDate(f.createdAt)),
         h('dt', null, 'Last seen'), h('dd', null, f.lastSeenAt ? fmtDate(f.lastSeenAt) : 'Never'),
         h('dt', null, 'Impression data'), h('dd', null, f.impressionData ? 'On' : 'Off'),
-        h('dt', null, 'Tags'), h('dd', null, (f.tags || []).length ? f.tags.map((t) => h('span', { class: 'tag' }, `${t.type}:${t.value}`)) : 'None')));
+        h('dt', null, 'Tags'), h('dd', null,
+          (f.tags || []).map((t) => h('span', { class: 'tag' }, `${t.type}:${t.value}`,
+            can('UPDATE_FEATURE') && h('button', { type: 'button', class: 'link small', 'aria-label': `Remove tag ${t.type}:${t.value}`,
+              onclick: () => act('Tag removed', () => api('DELETE', `/api/admin/features/${enc(f.name)}/tags/${enc(t.type)}/${enc(t.value)}`)) }, '×'))),
+          (f.tags || []).length ? null : h('span', { class: 'muted' }, 'None '),
+          can('UPDATE_FEATURE') && h('button', { type: 'button', class: 'small', onclick: async () => {
+            if (await tagForm(f)) await act('Tag added', async () => {});
+          } }, 'Add tag'))));
   };
 
   const drawEnvs = (f) => {
@@ -124,6 +135,13 @@ export async function render(main, [projectId, name]) {
               h('button', { type: 'button', class: 'small', 'aria-label': `${st.disabled ? 'Enable' : 'Disable'} ${label(st, i)}`,
                 onclick: () => act(st.disabled ? 'Strategy enabled' : 'Strategy disabled', () => api('PUT', `${base}/strategies/${enc(st.id)}`, { ...st, disabled: !st.disabled })) },
               st.disabled ? 'Enable' : 'Disable')],
+            can('CREATE_FEATURE_STRATEGY') && (f.environments || []).filter((o) => o.name !== env.name).map((o) => h('button', {
+              type: 'button', class: 'small', 'aria-label': `Copy ${label(st, i)} to ${o.name}`,
+              onclick: () => act(`Strategy copied to ${o.name}`, () => api('POST', `${path}/environments/${enc(o.name)}/strategies`, {
+                name: st.name, title: st.title || '', disabled: st.disabled, parameters: st.parameters, constraints: st.constraints,
+                variants: st.variants, segments: st.segments,
+              })),
+            }, `Copy to ${o.name}`)),
             can('DELETE_FEATURE_STRATEGY') && h('button', { type: 'button', class: 'small danger', 'aria-label': `Delete ${label(st, i)}`, onclick: async () => {
               if (!await confirm('Delete strategy', `Delete the strategy ${st.title || st.name} in ${env.name}?`, 'Delete', { danger: true })) return;
               await act('Strategy deleted', () => api('DELETE', `${base}/strategies/${enc(st.id)}`));
@@ -133,6 +151,74 @@ export async function render(main, [projectId, name]) {
             : 'No strategies.')));
   };
 
-  mount(main, head, alert, envsBox);
+  // The flag's own history, fetched when opened.
+  const history = h('details', { class: 'history' }, h('summary', null, h('h2', { class: 'inline' }, 'History')));
+  let historyLoaded = false;
+  history.addEventListener('toggle', async () => {
+    if (!history.open || historyLoaded) return;
+    historyLoaded = true;
+    const box = h('div', null, h('p', { class: 'muted' }, 'Loading…'));
+    history.append(box);
+    try {
+      const data = await api('GET', `/api/admin/events/${enc(name)}`);
+      mount(box, (data.events || []).length ? data.events.map(eventItem) : h('p', { class: 'muted' }, 'No events.'));
+    } catch (err) {
+      mount(box, h('p', { class: 'alert' }, err.message));
+    }
+  });
+
+  mount(main, head, alert, envsBox, history);
   await load();
+}
+
+// detailsForm edits a flag's description, type and impression data.
+async function detailsForm(f, path) {
+  const types = await api('GET', '/api/admin/feature-types');
+  return modal(`Edit ${f.name}`, (close) => {
+    const desc = field('Description', h('textarea', { name: 'description', rows: 3 }, f.description || ''), { name: 'description' });
+    const type = field('Type', select((types.types || []).map((t) => [t.id, t.name]), f.type, { name: 'type' }), { name: 'type' });
+    const impression = checkbox('Emit impression events', f.impressionData, { name: 'impressionData' });
+    const alert = alertBox();
+    const form = h('form', { novalidate: true }, type.el, desc.el, impression.el, alert, h('div', { class: 'actions' },
+      h('button', { type: 'submit', class: 'primary' }, 'Save'),
+      h('button', { type: 'button', onclick: () => close(false) }, 'Cancel')));
+    form.addEventListener('submit', async (e) => {
+      e.preventDefault();
+      try {
+        await api('PATCH', path, [
+          { op: 'replace', path: '/description', value: desc.control.value },
+          { op: 'replace', path: '/type', value: type.control.value },
+          { op: 'replace', path: '/impressionData', value: impression.control.checked },
+        ]);
+        close(true);
+      } catch (err) {
+        showError(err, [desc, type], alert);
+      }
+    });
+    return form;
+  });
+}
+
+// tagForm adds a tag of an existing tag type to the flag.
+async function tagForm(f) {
+  const data = await api('GET', '/api/admin/tag-types');
+  const tagTypes = (data.tagTypes || []).map((t) => [t.name, t.name]);
+  return modal(`Add a tag to ${f.name}`, (close) => {
+    const type = field('Tag type', select(tagTypes, tagTypes.length ? tagTypes[0][0] : '', { name: 'type' }), { name: 'type' });
+    const value = field('Value', h('input', { name: 'value', autocomplete: 'off' }), { name: 'value' });
+    const alert = alertBox();
+    const form = h('form', { novalidate: true }, type.el, value.el, alert, h('div', { class: 'actions' },
+      h('button', { type: 'submit', class: 'primary' }, 'Add tag'),
+      h('button', { type: 'button', onclick: () => close(false) }, 'Cancel')));
+    form.addEventListener('submit', async (e) => {
+      e.preventDefault();
+      try {
+        await api('POST', `/api/admin/features/${enc(f.name)}/tags`, { type: type.control.value, value: value.control.value.trim() });
+        close(true);
+      } catch (err) {
+        showError(err, [type, value], alert);
+      }
+    });
+    return form;
+  });
 }
