@@ -308,3 +308,43 @@ func playgroundFlow(t *testing.T, s *uiSuite) {
 		click(`details[data-flag="pg-flag"] summary`), waitText(`details[data-flag="pg-flag"] li.failed`, "userId IN alice"))
 	f.screenshot("playground")
 }
+
+// variantsFlow sets a flag's variants in development: one fixed at 30%
+// with a JSON payload and an override, one sharing the rest.
+func variantsFlow(t *testing.T, s *uiSuite) {
+	const flag = "variant-flag"
+	adminCall(t, s.url, "POST", "/api/admin/projects/default/features", obj{"name": flag})
+	f := s.newFlow(t)
+	f.login("admin", s.password)
+	f.visit("/projects/default/features/"+flag, flag)
+	f.run("two variants",
+		click(`button[aria-label="Edit variants in development"]`),
+		clickButton("Add variant"), clickButton("Add variant"),
+		typeInto(`dialog input[name=variant-0-name]`, "blue"),
+		choose(`dialog select[name=variant-0-weight-type]`, "fix"),
+		typeInto(`dialog input[name=variant-0-weight]`, "30"),
+		choose(`dialog select[name=variant-0-payload-type]`, "json"),
+		typeInto(`dialog textarea[name=variant-0-payload]`, `{"shade": 3`),
+		clickButton("Add override to variant 1"),
+		typeInto(`dialog input[aria-label="Override 1 of variant 1: values, comma-separated"]`, "u1, u2"),
+		typeInto(`dialog input[name=variant-1-name]`, "green"),
+		waitText("dialog .summary-box", "Fixed variants take 30%; the other 1 share 70%"),
+		clickButton("Save variants"),
+		waitText("dialog .field-error", "Not valid JSON"),
+		typeInto(`dialog textarea[name=variant-0-payload]`, `{"shade": 3}`),
+		clickButton("Save variants"),
+		chromedp.WaitNotPresent(chromedp.CSS("dialog")),
+		waitText(`section[data-env=development] .variants-line`, "green 70%"))
+	vs, _ := clientFeature(t, s.url, clientToken, flag)["variants"].([]any)
+	if len(vs) != 2 {
+		t.Fatalf("client variants %v", vs)
+	}
+	blue := vs[0].(map[string]any)
+	if blue["name"] != "blue" || blue["weight"] != float64(300) || fmt.Sprint(blue["payload"]) != `map[type:json value:{"shade": 3}]` ||
+		fmt.Sprint(blue["overrides"]) != "[map[contextName:userId values:[u1 u2]]]" {
+		t.Errorf("blue %v", blue)
+	}
+	if green := vs[1].(map[string]any); green["weight"] != float64(700) {
+		t.Errorf("green %v", green)
+	}
+}

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -99,6 +100,16 @@ func TestUI(t *testing.T) {
 		if st, _ := call(t, "GET", s.url+"/api/admin/projects/web-shop", adminToken, nil); st != http.StatusOK {
 			t.Errorf("project gone after a refused delete: %d", st)
 		}
+		f.visit("/projects/web-shop", "Shop")
+		f.run("turning production off for the project", clickButton("Environments"),
+			click(`dialog input[name=env-production]`),
+			waitJS(`!document.querySelector('dialog input[name=env-production]').disabled`, "the change saved"),
+			clickButton("Done"), waitText("h1", "Shop"),
+			waitJS(`!document.querySelector('button[aria-label="Toggle shop-banner in production"]')`, "no production switch"))
+		json.Unmarshal(adminCall(t, s.url, "GET", "/api/admin/projects/web-shop", nil), &p)
+		if strings.Contains(fmt.Sprint(p["environments"]), "production") {
+			t.Errorf("production still in the project: %v", p["environments"])
+		}
 	})
 
 	t.Run("flags: create, toggle in two environments", func(t *testing.T) {
@@ -119,6 +130,11 @@ func TestUI(t *testing.T) {
 	t.Run("event log filters and diff", func(t *testing.T) {
 		t.Parallel()
 		eventsFlow(t, s)
+	})
+
+	t.Run("flag variants with weights, payloads and overrides", func(t *testing.T) {
+		t.Parallel()
+		variantsFlow(t, s)
 	})
 
 	t.Run("segments, context fields, environments", func(t *testing.T) {

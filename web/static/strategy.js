@@ -23,7 +23,8 @@ export const splitList = (s) => s.split(',').map((x) => x.trim()).filter((x) => 
 
 function describeConstraint(c) {
   const info = opInfo.get(c.operator) || { text: c.operator };
-  const vals = multi(c.operator) ? (c.values || []).join(', ') : (c.value || '');
+  let vals = multi(c.operator) ? (c.values || []).join(', ') : (c.value || '');
+  if (info.kind === 'date' && vals && !Number.isNaN(new Date(vals).getTime())) vals = new Date(vals).toLocaleString();
   // The menu's hint of the value's kind, "(number)", is left out here.
   const words = info.text.replace(/ \(.*\)$/, '');
   let s = `${c.contextName} ${c.inverted ? 'NOT ' : ''}${words} ${vals || '(no value)'}`;

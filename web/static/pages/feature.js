@@ -5,6 +5,7 @@ import { api, enc } from '../api.js';
 import { can, navigate } from '../app.js';
 import { summary, editStrategy } from '../strategy.js';
 import { eventItem } from '../events.js';
+import { editVariants } from '../variants.js';
 
 export async function render(main, [projectId, name]) {
   const path = `/api/admin/projects/${enc(projectId)}/features/${enc(name)}`;
@@ -146,9 +147,18 @@ export async function render(main, [projectId, name]) {
               if (!await confirm('Delete strategy', `Delete the strategy ${st.title || st.name} in ${env.name}?`, 'Delete', { danger: true })) return;
               await act('Strategy deleted', () => api('DELETE', `${base}/strategies/${enc(st.id)}`));
             } }, 'Delete'))))
-          : h('p', { class: 'muted' }, env.enabled
-            ? 'No strategies yet.'
-            : 'No strategies.')));
+          : h('p', { class: 'muted' }, 'No strategies yet.'),
+        h('div', { class: 'variants-line' },
+          h('strong', null, 'Variants: '),
+          (env.variants || []).length
+            ? (env.variants || []).map((v) => h('span', { class: 'tag' }, `${v.name} ${v.weight / 10}%${v.payload ? ` (${v.payload.type})` : ''}`))
+            : h('span', { class: 'muted' }, 'none '),
+          can('UPDATE_FEATURE_ENVIRONMENT_VARIANTS') && h('button', { type: 'button', class: 'small', 'aria-label': `Edit variants in ${env.name}`, onclick: async () => {
+            if (await editVariants({ project: projectId, feature: f.name, environment: env.name, variants: env.variants })) {
+              status('Variants saved');
+              await load();
+            }
+          } }, 'Edit variants'))));
   };
 
   // The flag's own history, fetched when opened.

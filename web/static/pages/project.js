@@ -112,10 +112,13 @@ export async function render(main, [projectId]) {
     h('p', { class: 'crumbs' }, h('a', { href: '/projects' }, 'Projects'), ' / '),
     h('div', { class: 'page-head' },
       h('h1', null, project.name),
+      h('div', { class: 'row-actions' }, can('UPDATE_PROJECT') && h('button', { type: 'button', onclick: async () => {
+        if (await projectEnvironments(projectId, envs.environments || [], projectEnvs)) navigate(location.pathname, { replace: true });
+      } }, 'Environments'),
       can('CREATE_FEATURE') && h('button', { type: 'button', class: 'primary', onclick: async () => {
         const created = await flagForm(projectId, typeNames);
         if (created) navigate(`/projects/${enc(projectId)}/features/${enc(created.name)}`);
-      } }, 'New flag')),
+      } }, 'New flag'))),
     project.description ? h('p', { class: 'lead' }, project.description) : null,
     h('div', { class: 'filters', role: 'search' },
       h('div', { class: 'field grow' }, h('label', { for: search.id }, 'Search flags'), search),
@@ -180,5 +183,35 @@ function flagForm(projectId, typeNames) {
       }
     });
     return form;
+  });
+}
+
+// projectEnvironments turns environments on or off for the project; each
+// change is saved at once. It resolves true when something changed.
+function projectEnvironments(projectId, all, enabled) {
+  let changed = false;
+  return modal('Environments of this project', (close) => {
+    const alert = alertBox();
+    const boxes = all.map((e) => {
+      const c = checkbox(`${e.name} (${e.type})`, enabled.includes(e.name), { name: `env-${e.name}` });
+      c.control.addEventListener('change', async () => {
+        setAlert(alert, '');
+        c.control.disabled = true;
+        try {
+          if (c.control.checked) await api('POST', `/api/admin/projects/${enc(projectId)}/environments`, { environment: e.name });
+          else await api('DELETE', `/api/admin/projects/${enc(projectId)}/environments/${enc(e.name)}`);
+          changed = true;
+          status(`${e.name} ${c.control.checked ? 'added to' : 'removed from'} the project`);
+        } catch (err) {
+          c.control.checked = !c.control.checked;
+          setAlert(alert, err.message);
+        } finally {
+          c.control.disabled = false;
+        }
+      });
+      return c.el;
+    });
+    return [h('p', { class: 'hint' }, 'Flags of the project have a switch and strategies in each environment turned on here.'),
+      boxes, alert, h('div', { class: 'actions' }, h('button', { type: 'button', class: 'primary', onclick: () => close(changed) }, 'Done'))];
   });
 }
