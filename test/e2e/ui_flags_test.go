@@ -3,6 +3,8 @@ package e2e
 import (
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -346,5 +348,35 @@ func variantsFlow(t *testing.T, s *uiSuite) {
 	}
 	if green := vs[1].(map[string]any); green["weight"] != float64(700) {
 		t.Errorf("green %v", green)
+	}
+}
+
+// csrfFlow signs in, then opens a page of another origin that tries to
+// write with the session cookie: a form posted as text/plain (a JSON body
+// in disguise) and a JSON fetch with credentials. Neither may change
+// anything.
+func csrfFlow(t *testing.T, s *uiSuite) {
+	evil := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprintf(w, `<!doctype html><html><body>
+<form id="f" method="POST" action="%[1]s/api/admin/projects" enctype="text/plain">
+<input name='{"id":"csrf-form","name":"x","pad":"' value='"}'></form>
+<p id="fetched">pending</p>
+<script>
+fetch(%[2]q, {method: 'POST', credentials: 'include', headers: {'Content-Type': 'application/json'},
+  body: JSON.stringify({id: 'csrf-fetch', name: 'x'})})
+  .then(r => r.status, e => 'blocked').then(s => { document.getElementById('fetched').textContent = 'done ' + s; });
+</script></body></html>`, s.url, s.url+"/api/admin/projects")
+	}))
+	t.Cleanup(evil.Close)
+	f := s.newFlow(t)
+	f.login("admin", s.password)
+	f.run("the foreign page's fetch", chromedp.Navigate(evil.URL), waitText("#fetched", "done"))
+	f.run("the foreign page's form", evalJS(`document.getElementById('f').submit()`),
+		waitJS(`document.readyState === 'complete' && !document.getElementById('fetched')`, "the form's answer"))
+	for _, id := range []string{"csrf-form", "csrf-fetch"} {
+		if st, _ := call(t, "GET", s.url+"/api/admin/projects/"+id, adminToken, nil); st != http.StatusNotFound {
+			t.Errorf("a write from another origin created project %s (%d)", id, st)
+		}
 	}
 }

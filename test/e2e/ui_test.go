@@ -147,6 +147,11 @@ func TestUI(t *testing.T) {
 		playgroundFlow(t, s)
 	})
 
+	t.Run("writes from another origin are refused", func(t *testing.T) {
+		t.Parallel()
+		csrfFlow(t, s)
+	})
+
 	t.Run("a viewer sees no write controls and a forged write is refused", func(t *testing.T) {
 		t.Parallel()
 		adminCall(t, s.url, "POST", "/api/admin/user-admin", obj{"username": "vera", "name": "Vera Viewer", "password": "Vera-Pass-1234", "rootRole": "Viewer"})
