@@ -194,8 +194,7 @@ func eventsFlow(t *testing.T, s *uiSuite) {
 	if got := f.textOf("details.event[open] p"); !strings.Contains(got, "name") {
 		t.Errorf("changed keys: %q", got)
 	}
-	var url string
-	url = eval[string](f, "location.search")
+	url := eval[string](f, "location.search")
 	if !strings.Contains(url, "project=evproj") || !strings.Contains(url, "type=project-updated") {
 		t.Errorf("filters not in the address: %s", url)
 	}
