@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 )
@@ -378,4 +379,35 @@ fetch(%[2]q, {method: 'POST', credentials: 'include', headers: {'Content-Type': 
 			t.Errorf("a write from another origin created project %s (%d)", id, st)
 		}
 	}
+}
+
+// usageFlow reports metrics as an SDK does and reads them on the flag page.
+func usageFlow(t *testing.T, s *uiSuite) {
+	const flag = "used-flag"
+	adminCall(t, s.url, "POST", "/api/admin/projects/default/features", obj{"name": flag})
+	now := time.Now().UTC()
+	st, data := call(t, "POST", s.url+"/api/client/metrics", clientToken, obj{"appName": "shop-web", "instanceId": "i1",
+		"bucket": obj{"start": now.Add(-time.Minute).Format(time.RFC3339), "stop": now.Format(time.RFC3339),
+			"toggles": obj{flag: obj{"yes": 12, "no": 3, "variants": obj{"blue": 5}}}}})
+	if st/100 != 2 {
+		t.Fatalf("metrics: %d %s", st, data)
+	}
+	// The server writes buffered metrics every few seconds.
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.Contains(string(adminCall(t, s.url, "GET", "/api/admin/client-metrics/features/"+flag, nil)), "shop-web") {
+		if time.Now().After(deadline) {
+			t.Fatal("the metrics were not stored in 30 s")
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	f := s.newFlow(t)
+	f.login("admin", s.password)
+	f.visit("/projects/default/features/"+flag, flag)
+	f.run("usage", click(`details.usage-box > summary`),
+		waitText(`[data-usage-env=development] .usage-totals`, "12 yes, 3 no in the last 48 hours; variants: blue 5"),
+		waitText(`details.usage-box ul.apps`, "shop-web"))
+	if n := f.count(`[data-usage-env=development] svg[role=img] rect.yes`); n != 1 {
+		t.Errorf("%d yes bars", n)
+	}
+	f.screenshot("usage")
 }

@@ -147,6 +147,11 @@ func TestUI(t *testing.T) {
 		playgroundFlow(t, s)
 	})
 
+	t.Run("usage from client metrics", func(t *testing.T) {
+		t.Parallel()
+		usageFlow(t, s)
+	})
+
 	t.Run("writes from another origin are refused", func(t *testing.T) {
 		t.Parallel()
 		csrfFlow(t, s)

@@ -6,6 +6,7 @@ import { can, navigate } from '../app.js';
 import { summary, editStrategy } from '../strategy.js';
 import { eventItem } from '../events.js';
 import { editVariants } from '../variants.js';
+import { renderUsage } from '../usage.js';
 
 export async function render(main, [projectId, name]) {
   const path = `/api/admin/projects/${enc(projectId)}/features/${enc(name)}`;
@@ -162,7 +163,7 @@ export async function render(main, [projectId, name]) {
   };
 
   // The flag's own history, fetched when opened.
-  const history = h('details', { class: 'history' }, h('summary', null, h('h2', { class: 'inline' }, 'History')));
+  const history = h('details', { class: 'panel history' }, h('summary', null, h('h2', { class: 'inline' }, 'History')));
   let historyLoaded = false;
   history.addEventListener('toggle', async () => {
     if (!history.open || historyLoaded) return;
@@ -177,7 +178,22 @@ export async function render(main, [projectId, name]) {
     }
   });
 
-  mount(main, head, alert, envsBox, history);
+  // Usage from client metrics, fetched when opened.
+  const usage = h('details', { class: 'panel usage-box' }, h('summary', null, h('h2', { class: 'inline' }, 'Usage')));
+  let usageLoaded = false;
+  usage.addEventListener('toggle', async () => {
+    if (!usage.open || usageLoaded) return;
+    usageLoaded = true;
+    const box = h('div', null, h('p', { class: 'muted' }, 'Loading…'));
+    usage.append(box);
+    try {
+      await renderUsage(box, name);
+    } catch (err) {
+      mount(box, h('p', { class: 'alert' }, err.message));
+    }
+  });
+
+  mount(main, head, alert, envsBox, usage, history);
   await load();
 }
 
