@@ -411,3 +411,25 @@ func usageFlow(t *testing.T, s *uiSuite) {
 	}
 	f.screenshot("usage")
 }
+
+// dependencyFlow makes a flag depend on a parent being off.
+func dependencyFlow(t *testing.T, s *uiSuite) {
+	adminCall(t, s.url, "POST", "/api/admin/projects/default/features", obj{"name": "dep-parent"})
+	adminCall(t, s.url, "POST", "/api/admin/projects/default/features", obj{"name": "dep-child"})
+	f := s.newFlow(t)
+	f.login("admin", s.password)
+	f.visit("/projects/default/features/dep-child", "dep-child")
+	f.run("adding a parent", clickButton("Add parent flag"),
+		clickButton("Add dependency"), waitText("dialog .field-error", "Choose the parent flag"),
+		choose(`dialog select[name=parent]`, "dep-parent"), choose(`dialog select[name=state]`, "off"),
+		clickButton("Add dependency"), chromedp.WaitNotPresent(chromedp.CSS("dialog")),
+		waitText("dd.deps .tag", "dep-parent off"))
+	deps := fmt.Sprint(clientFeature(t, s.url, clientToken, "dep-child")["dependencies"])
+	if deps != "[map[enabled:false feature:dep-parent]]" {
+		t.Errorf("client dependencies %s", deps)
+	}
+	f.run("removing it", click(`button[aria-label="Remove dependency on dep-parent"]`), waitText("dd.deps", "Nothing"))
+	if deps := clientFeature(t, s.url, clientToken, "dep-child")["dependencies"]; deps != nil {
+		t.Errorf("client dependencies after removal %v", deps)
+	}
+}

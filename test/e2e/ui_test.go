@@ -147,6 +147,11 @@ func TestUI(t *testing.T) {
 		playgroundFlow(t, s)
 	})
 
+	t.Run("flag dependencies", func(t *testing.T) {
+		t.Parallel()
+		dependencyFlow(t, s)
+	})
+
 	t.Run("usage from client metrics", func(t *testing.T) {
 		t.Parallel()
 		usageFlow(t, s)

@@ -46,7 +46,7 @@ export async function renderUsage(box, flag) {
       h('p', { class: 'usage-totals' }, `${e.yes} yes, ${e.no} no in the last 48 hours`,
         Object.keys(e.variants).length ? `; variants: ${Object.entries(e.variants).map(([v, n]) => `${v} ${n}`).join(', ')}` : ''),
       chart(env, e.hours))),
-    h('h3', null, 'Last seen by application'),
+    h('h3', null, 'Last reported by application (hour)'),
     h('ul', { class: 'apps' }, [...lastSeen.entries()].sort(([a], [b]) => a.localeCompare(b))
       .map(([app, t]) => h('li', null, h('code', null, app), ` ${fmtDate(new Date(t).toISOString())}`))));
 }

@@ -70,6 +70,16 @@ export async function render(main, [projectId, name]) {
         h('dt', null, 'Created'), h('dd', null, fmtDate(f.createdAt)),
         h('dt', null, 'Last seen'), h('dd', null, f.lastSeenAt ? fmtDate(f.lastSeenAt) : 'Never'),
         h('dt', null, 'Impression data'), h('dd', null, f.impressionData ? 'On' : 'Off'),
+        h('dt', null, 'Depends on'), h('dd', { class: 'deps' },
+          (f.dependencies || []).map((d) => h('span', { class: 'tag' },
+            `${d.feature} ${d.enabled ? 'on' : 'off'}${(d.variants || []).length ? ` with variant ${d.variants.join(' or ')}` : ''}`,
+            can('UPDATE_FEATURE_DEPENDENCY') && h('button', { type: 'button', class: 'link small', 'aria-label': `Remove dependency on ${d.feature}`,
+              onclick: () => act('Dependency removed', () => api('DELETE', `${path}/dependencies/${enc(d.feature)}`)) }, '×'))),
+          (f.dependencies || []).length ? null : h('span', { class: 'muted' }, 'Nothing '),
+          can('UPDATE_FEATURE_DEPENDENCY') && !(f.dependencies || []).length && h('button', { type: 'button', class: 'small', onclick: async () => {
+            if (await dependencyForm(f, path, projectId)) await act('Dependency added', async () => {});
+          } }, 'Add parent flag'),
+          (f.children || []).length ? h('span', { class: 'muted' }, ` · Flags depending on it: ${f.children.join(', ')}`) : null),
         h('dt', null, 'Tags'), h('dd', null,
           (f.tags || []).map((t) => h('span', { class: 'tag' }, `${t.type}:${t.value}`,
             can('UPDATE_FEATURE') && h('button', { type: 'button', class: 'link small', 'aria-label': `Remove tag ${t.type}:${t.value}`,
@@ -243,6 +253,48 @@ async function tagForm(f) {
         close(true);
       } catch (err) {
         showError(err, [type, value], alert);
+      }
+    });
+    return form;
+  });
+}
+
+// dependencyForm makes the flag depend on a parent flag of its project:
+// the parent must be on (optionally with one of some variants) or off.
+async function dependencyForm(f, path, projectId) {
+  const parents = await api('GET', `${path}/parents`);
+  return modal(`Make ${f.name} depend on another flag`, (close) => {
+    const parent = field('Parent flag', select([['', 'Choose a flag'], ...(parents || []).map((n) => [n, n])], '', { name: 'parent' }), { name: 'feature' });
+    const state = field('The parent must be', select([['on', 'on'], ['off', 'off']], 'on', { name: 'state' }), { name: 'enabled' });
+    const variantsBox = h('fieldset', { hidden: true }, h('legend', null, 'With one of these variants (none: any)'));
+    const alert = alertBox();
+    const loadVariants = async () => {
+      mount(variantsBox, h('legend', null, 'With one of these variants (none: any)'));
+      variantsBox.hidden = true;
+      if (!parent.control.value || state.control.value !== 'on') return;
+      const names = await api('GET', `/api/admin/projects/${enc(projectId)}/features/${enc(parent.control.value)}/parent-variants`);
+      if (!(names || []).length) return;
+      variantsBox.hidden = false;
+      for (const n of [...new Set(names)]) variantsBox.append(checkbox(n, false, { name: 'variant', value: n }).el);
+    };
+    parent.control.addEventListener('change', loadVariants);
+    state.control.addEventListener('change', loadVariants);
+    const form = h('form', { novalidate: true }, parent.el, state.el, variantsBox, alert, h('div', { class: 'actions' },
+      h('button', { type: 'submit', class: 'primary' }, 'Add dependency'),
+      h('button', { type: 'button', onclick: () => close(false) }, 'Cancel')));
+    form.addEventListener('submit', async (e) => {
+      e.preventDefault();
+      if (!parent.control.value) {
+        parent.setError('Choose the parent flag');
+        parent.control.focus();
+        return;
+      }
+      const variants = [...variantsBox.querySelectorAll('input:checked')].map((c) => c.value);
+      try {
+        await api('POST', `${path}/dependencies`, { feature: parent.control.value, enabled: state.control.value === 'on', variants });
+        close(true);
+      } catch (err) {
+        showError(err, [parent, state], alert);
       }
     });
     return form;
