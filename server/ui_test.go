@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/signalbox/signalbox/auth/saml/samltest"
 	"github.com/signalbox/signalbox/web"
 )
 
@@ -54,5 +55,14 @@ func TestAuthProviders(t *testing.T) {
 	got := ts.request("GET", "/auth/providers", "", nil).must(t, http.StatusOK).Object()
 	if got["saml"] != false || got["password"] != true {
 		t.Errorf("before SAML is set up: %v", got)
+	}
+	idp := samltest.New(t)
+	configureSAML(t, ts, idp, settingsFor(idp))
+	if got := ts.request("GET", "/auth/providers", "", nil).must(t, http.StatusOK).Object(); got["saml"] != true {
+		t.Errorf("with SAML enabled: %v", got)
+	}
+	ts.admin("POST", "/api/admin/auth/saml/settings", with(settingsFor(idp), "enabled", false)).must(t, http.StatusOK)
+	if got := ts.request("GET", "/auth/providers", "", nil).must(t, http.StatusOK).Object(); got["saml"] != false {
+		t.Errorf("with SAML turned off: %v", got)
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/signalbox/signalbox/auth/saml/samltest"
 )
 
 // strategyFlow adds and edits a flexibleRollout with constraints of several
@@ -431,5 +433,18 @@ func dependencyFlow(t *testing.T, s *uiSuite) {
 	f.run("removing it", click(`button[aria-label="Remove dependency on dep-parent"]`), waitText("dd.deps", "Nothing"))
 	if deps := clientFeature(t, s.url, clientToken, "dep-child")["dependencies"]; deps != nil {
 		t.Errorf("client dependencies after removal %v", deps)
+	}
+}
+
+// samlButtonFlow turns SAML sign-in on and finds its button on the
+// sign-in page.
+func samlButtonFlow(t *testing.T, s *uiSuite) {
+	idp := samltest.New(t)
+	adminCall(t, s.url, "POST", "/api/admin/auth/saml/settings", obj{"enabled": true, "entityId": idp.EntityID,
+		"signOnUrl": idp.SignOnURL, "certificate": idp.CertificatePEM})
+	f := s.newFlow(t)
+	f.run("the sign-in page", chromedp.Navigate(s.url+"/login"), waitText("a.button", "Sign in with SAML"))
+	if href := eval[string](f, `document.querySelector('a.button').getAttribute('href')`); href != "/auth/saml/login" {
+		t.Errorf("SAML button goes to %q", href)
 	}
 }

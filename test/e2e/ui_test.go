@@ -42,6 +42,11 @@ func TestUI(t *testing.T) {
 		f.screenshot("login-locked")
 	})
 
+	t.Run("a SAML button when SAML is on", func(t *testing.T) {
+		t.Parallel()
+		samlButtonFlow(t, s)
+	})
+
 	t.Run("session expiry", func(t *testing.T) {
 		t.Parallel()
 		f := s.newFlow(t)
