@@ -325,6 +325,11 @@ func toggleFlow(t *testing.T, s *uiSuite, prodToken string) {
 	if on := clientFeature(t, s.url, clientToken, "checkout-v2")["enabled"]; on != true {
 		t.Errorf("development after the keyboard toggle: enabled=%v", on)
 	}
+	adminCall(t, s.url, "POST", "/api/admin/features/checkout-v2/tags", obj{"type": "simple", "value": "ui-tag"})
+	f.visit("/projects/default", "Default")
+	f.run("filter by tag", choose(`select[aria-label=Tag]`, "simple:ui-tag"),
+		waitJS(`[...document.querySelectorAll('tr[data-flag]')].map(r => r.dataset.flag).join() === 'checkout-v2'`, "only the tagged flag"),
+		choose(`select[aria-label=Tag]`, ""))
 	f.run("search as you type", typeInto(`#flag-search`, "checkout-v2"),
 		waitJS(`document.querySelectorAll('tr[data-flag]').length === 1`, "one row"))
 	f.screenshot("flags")

@@ -24,6 +24,8 @@ export async function render(main, [projectId]) {
   const search = h('input', { type: 'search', id: 'flag-search', placeholder: 'Name, description or tag', autocomplete: 'off' });
   const typeSel = select([['', 'Any type'], ...typeNames], '', { 'aria-label': 'Type' });
   const stateSel = select([['', 'Any state'], ['on', 'On in some environment'], ['off', 'Off everywhere']], '', { 'aria-label': 'State' });
+  const tagNames = [...new Set(features.flatMap((f) => (f.tags || []).map((t) => `${t.type}:${t.value}`)))].sort();
+  const tagSel = select([['', 'Any tag'], ...tagNames.map((t) => [t, t])], '', { 'aria-label': 'Tag' });
   const staleSel = select([['', 'Stale or not'], ['stale', 'Stale only'], ['fresh', 'Not stale']], '', { 'aria-label': 'Stale' });
   const sortSel = select([['name', 'Name'], ['created', 'Newest first'], ['seen', 'Last seen']], 'name', { 'aria-label': 'Sort by' });
   const counter = h('p', { class: 'count', 'aria-live': 'polite' });
@@ -38,6 +40,7 @@ export async function render(main, [projectId]) {
       const on = (f.environments || []).some((e) => e.enabled);
       if (stateSel.value === 'on' && !on) return false;
       if (stateSel.value === 'off' && on) return false;
+      if (tagSel.value && !(f.tags || []).some((t) => `${t.type}:${t.value}` === tagSel.value)) return false;
       if (staleSel.value === 'stale' && !f.stale) return false;
       if (staleSel.value === 'fresh' && f.stale) return false;
       if (!q) return true;
@@ -106,7 +109,7 @@ export async function render(main, [projectId]) {
   };
   const redraw = () => { page = 0; draw(); };
   search.addEventListener('input', debounce(redraw, 80));
-  for (const s of [typeSel, stateSel, staleSel, sortSel]) s.addEventListener('change', redraw);
+  for (const s of [typeSel, tagSel, stateSel, staleSel, sortSel]) s.addEventListener('change', redraw);
 
   mount(main,
     h('p', { class: 'crumbs' }, h('a', { href: '/projects' }, 'Projects'), ' / '),
@@ -123,6 +126,7 @@ export async function render(main, [projectId]) {
     h('div', { class: 'filters', role: 'search' },
       h('div', { class: 'field grow' }, h('label', { for: search.id }, 'Search flags'), search),
       h('div', { class: 'field' }, h('label', { for: typeSel.id }, 'Type'), typeSel),
+      h('div', { class: 'field' }, h('label', { for: tagSel.id }, 'Tag'), tagSel),
       h('div', { class: 'field' }, h('label', { for: stateSel.id }, 'State'), stateSel),
       h('div', { class: 'field' }, h('label', { for: staleSel.id }, 'Stale'), staleSel),
       h('div', { class: 'field' }, h('label', { for: sortSel.id }, 'Sort by'), sortSel)),
