@@ -448,3 +448,22 @@ func samlButtonFlow(t *testing.T, s *uiSuite) {
 		t.Errorf("SAML button goes to %q", href)
 	}
 }
+
+// pagesFlow lists a project with more flags than one page holds.
+func pagesFlow(t *testing.T, s *uiSuite) {
+	adminCall(t, s.url, "POST", "/api/admin/projects", obj{"id": "big", "name": "Big project"})
+	for i := range 120 {
+		adminCall(t, s.url, "POST", "/api/admin/projects/big/features", obj{"name": fmt.Sprintf("big-%03d", i)})
+	}
+	f := s.newFlow(t)
+	f.login("admin", s.password)
+	f.visit("/projects/big", "Big project")
+	f.run("first page", waitText("p.count", "120 flags"), waitText(".pager span", "Page 1 of 3"))
+	if n := f.count("tr[data-flag]"); n != 50 {
+		t.Errorf("%d rows on a page", n)
+	}
+	f.run("last page", clickButton("Next page"), clickButton("Next page"), waitText(".pager span", "Page 3 of 3"),
+		waitJS(`document.querySelectorAll('tr[data-flag]').length === 20`, "20 rows"))
+	f.run("a search goes back to page 1", typeInto(`#flag-search`, "big-11"),
+		waitText("p.count", "10 of 120 flags match"), waitJS(`!document.querySelector('.pager span')`, "one page"))
+}

@@ -174,6 +174,14 @@ export function fmtDate(s) {
   return d.toLocaleString(undefined, { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });
 }
 
+// fmtDay shows only the date.
+export function fmtDay(s) {
+  if (!s) return '';
+  const d = new Date(s);
+  if (Number.isNaN(d.getTime())) return s;
+  return d.toLocaleDateString(undefined, { year: 'numeric', month: 'short', day: 'numeric' });
+}
+
 // switchButton is an on/off switch: a button with role=switch whose
 // aria-checked carries the state.
 export function switchButton(label, on, onToggle, { disabled = false } = {}) {

@@ -1,6 +1,6 @@
 // A project's flags: one on/off switch per environment, filters that apply
 // as you type, pages of 50 rows, and the new-flag form.
-import { h, mount, field, checkbox, select, alertBox, setAlert, showError, modal, confirm, status, fmtDate, switchButton, debounce } from '../dom.js';
+import { h, mount, field, checkbox, select, alertBox, setAlert, showError, modal, confirm, status, fmtDate, fmtDay, switchButton, debounce } from '../dom.js';
 import { api, enc } from '../api.js';
 import { can, navigate } from '../app.js';
 
@@ -81,7 +81,7 @@ export async function render(main, [projectId]) {
       h('td', null, f.type),
       h('td', null, (f.tags || []).map((t) => h('span', { class: 'tag' }, `${t.type}:${t.value}`))),
       h('td', null, f.stale ? h('span', { class: 'badge stale' }, 'Stale') : ''),
-      h('td', null, fmtDate(f.createdAt)),
+      h('td', null, fmtDay(f.createdAt)),
       h('td', null, f.lastSeenAt ? fmtDate(f.lastSeenAt) : h('span', { class: 'muted' }, 'Never')),
       projectEnvs.map((env) => {
         const fe = byEnv.get(env);
