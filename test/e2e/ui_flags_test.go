@@ -286,7 +286,29 @@ func segmentsContextFlow(t *testing.T, s *uiSuite) {
 	}
 	f.screenshot("segments")
 	f.visit("/environments", "Environments")
-	f.run("environment rows", chromedp.WaitVisible(chromedp.CSS(`tr[data-env="production"]`)))
+	f.run("creating an environment", clickButton("New environment"),
+		typeInto(`dialog input[name=name]`, "staging"), choose(`dialog select[name=type]`, "preproduction"),
+		click(`dialog button[type=submit]`), chromedp.WaitVisible(chromedp.CSS(`tr[data-env="staging"]`)),
+		click(`button[aria-label="Move staging up"]`),
+		waitJS(`[...document.querySelectorAll('tr[data-env]')].map(r => r.dataset.env).join() === 'development,staging,production'`, "the new order"))
+	var envs struct {
+		Environments []struct {
+			Name      string `json:"name"`
+			Type      string `json:"type"`
+			SortOrder int    `json:"sortOrder"`
+		} `json:"environments"`
+	}
+	json.Unmarshal(adminCall(t, s.url, "GET", "/api/admin/environments", nil), &envs)
+	order := map[string]int{}
+	for _, e := range envs.Environments {
+		order[e.Name] = e.SortOrder
+		if e.Name == "staging" && e.Type != "preproduction" {
+			t.Errorf("staging has type %s", e.Type)
+		}
+	}
+	if !(order["development"] < order["staging"] && order["staging"] < order["production"]) {
+		t.Errorf("environment order %v", order)
+	}
 	f.screenshot("environments")
 }
 
