@@ -25,10 +25,11 @@ export function onSessionExpired(fn) {
 // ended, and the app goes to the sign-in page.
 export async function api(method, path, body, { session = true } = {}) {
   const init = { method, credentials: 'same-origin', headers: { Accept: 'application/json' } };
-  if (body !== undefined) {
-    init.headers['Content-Type'] = 'application/json';
-    init.body = JSON.stringify(body);
-  }
+  // Every write says JSON, also without a body (toggles, sign-out): the
+  // API refuses cookie-authenticated writes of other content types, as a
+  // cross-site form could send them.
+  if (method !== 'GET' && method !== 'HEAD') init.headers['Content-Type'] = 'application/json';
+  if (body !== undefined) init.body = JSON.stringify(body);
   let res;
   try {
     res = await fetch(path, init);
