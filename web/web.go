@@ -8,6 +8,7 @@ package web
 
 import (
 	"bytes"
+	"compress/gzip"
 	"crypto/sha256"
 	"embed"
 	"encoding/hex"
@@ -39,8 +40,20 @@ var securityHeaders = map[string]string{
 
 type asset struct {
 	body        []byte
+	gzipped     []byte // body compressed once at start; nil when that does not pay
 	contentType string
 	etag        string
+}
+
+// compress sets a.gzipped when compression saves at least a tenth.
+func (a *asset) compress() {
+	var buf bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+	_, _ = zw.Write(a.body)
+	_ = zw.Close()
+	if buf.Len() < len(a.body)*9/10 {
+		a.gzipped = buf.Bytes()
+	}
 }
 
 // ui holds the embedded files, read once.
@@ -90,7 +103,9 @@ func load(fsys fs.FS) (*ui, error) {
 		if ct == "" {
 			ct = "application/octet-stream"
 		}
-		u.assets[name] = asset{body: b, contentType: ct, etag: `"` + hex.EncodeToString(sum[:8]) + `"`}
+		a := asset{body: b, contentType: ct, etag: `"` + hex.EncodeToString(sum[:8]) + `"`}
+		a.compress()
+		u.assets[name] = a
 	}
 	u.version = hex.EncodeToString(all.Sum(nil))[:16]
 	index, ok := u.assets["index.html"]
@@ -100,6 +115,7 @@ func load(fsys fs.FS) (*ui, error) {
 	body := bytes.ReplaceAll(index.body, []byte("{{ASSETS}}"), []byte(AssetsPath+u.version))
 	sum := sha256.Sum256(body)
 	u.shell = asset{body: body, contentType: index.contentType, etag: `"` + hex.EncodeToString(sum[:8]) + `"`}
+	u.shell.compress()
 	return u, nil
 }
 
@@ -155,17 +171,39 @@ func (u *ui) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 func (u *ui) write(w http.ResponseWriter, r *http.Request, a asset) {
 	h := w.Header()
-	h.Set("ETag", a.etag)
-	if etagMatch(r.Header.Get("If-None-Match"), a.etag) {
+	body, etag := a.body, a.etag
+	if a.gzipped != nil {
+		h.Set("Vary", "Accept-Encoding")
+		if acceptsGzip(r.Header.Get("Accept-Encoding")) {
+			// The compressed form is another representation: its own ETag.
+			body, etag = a.gzipped, strings.TrimSuffix(a.etag, `"`)+`-gz"`
+			h.Set("Content-Encoding", "gzip")
+		}
+	}
+	h.Set("ETag", etag)
+	if etagMatch(r.Header.Get("If-None-Match"), etag) {
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}
 	h.Set("Content-Type", a.contentType)
-	h.Set("Content-Length", strconv.Itoa(len(a.body)))
+	h.Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(http.StatusOK)
 	if r.Method != http.MethodHead {
-		_, _ = w.Write(a.body)
+		_, _ = w.Write(body)
 	}
+}
+
+// acceptsGzip reports whether an Accept-Encoding header allows gzip.
+func acceptsGzip(header string) bool {
+	for _, part := range strings.Split(header, ",") {
+		coding, params, _ := strings.Cut(strings.TrimSpace(part), ";")
+		if !strings.EqualFold(strings.TrimSpace(coding), "gzip") {
+			continue
+		}
+		q, found := strings.CutPrefix(strings.ReplaceAll(params, " ", ""), "q=")
+		return !found || (q != "0" && q != "0.0" && q != "0.00" && q != "0.000")
+	}
+	return false
 }
 
 // etagMatch reports whether an If-None-Match header names etag (weak

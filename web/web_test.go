@@ -1,6 +1,9 @@
 package web
 
 import (
+	"bytes"
+	"compress/gzip"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -131,5 +134,52 @@ func TestVersionCoversEveryFile(t *testing.T) {
 	}
 	if _, err := load(fstest.MapFS{"app.js": {Data: []byte("x")}}); err == nil {
 		t.Error("a tree without index.html loaded")
+	}
+}
+
+func TestGzip(t *testing.T) {
+	h := Handler()
+	path := "/assets/" + Version() + "/app.js"
+	plain := get(t, h, "GET", path, nil)
+	tests := []struct {
+		name, accept string
+		gzipped      bool
+	}{
+		{"none", "", false},
+		{"gzip", "gzip, deflate, br", true},
+		{"weighted", "br;q=1.0, gzip;q=0.8", true},
+		{"refused", "gzip;q=0, identity", false},
+		{"other", "br", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := get(t, h, "GET", path, map[string]string{"Accept-Encoding": tt.accept})
+			if res.Code != 200 || res.Header().Get("Vary") != "Accept-Encoding" {
+				t.Fatalf("%d, Vary %q", res.Code, res.Header().Get("Vary"))
+			}
+			if got := res.Header().Get("Content-Encoding") == "gzip"; got != tt.gzipped {
+				t.Fatalf("gzipped %v, want %v", got, tt.gzipped)
+			}
+			body := res.Body.Bytes()
+			if tt.gzipped {
+				if res.Header().Get("ETag") == plain.Header().Get("ETag") {
+					t.Error("the compressed form has the plain form's ETag")
+				}
+				zr, err := gzip.NewReader(bytes.NewReader(body))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if body, err = io.ReadAll(zr); err != nil {
+					t.Fatal(err)
+				}
+				again := get(t, h, "GET", path, map[string]string{"Accept-Encoding": tt.accept, "If-None-Match": res.Header().Get("ETag")})
+				if again.Code != http.StatusNotModified {
+					t.Errorf("revalidating the compressed form: %d", again.Code)
+				}
+			}
+			if !bytes.Equal(body, plain.Body.Bytes()) {
+				t.Error("the answer differs from the file")
+			}
+		})
 	}
 }
