@@ -489,3 +489,33 @@ func pagesFlow(t *testing.T, s *uiSuite) {
 	f.run("a search goes back to page 1", typeInto(`#flag-search`, "big-11"),
 		waitText("p.count", "10 of 120 flags match"), waitJS(`!document.querySelector('.pager span')`, "one page"))
 }
+
+// customStrategyFlow fills in a custom strategy whose editor is built from
+// its definition: one field per parameter, by declared type.
+func customStrategyFlow(t *testing.T, s *uiSuite) {
+	const flag = "custom-flag"
+	adminCall(t, s.url, "POST", "/api/admin/strategies", obj{"name": "tiered", "title": "By tier", "parameters": []obj{
+		{"name": "tier", "type": "string", "required": true}, {"name": "share", "type": "percentage"},
+		{"name": "strict", "type": "boolean"}, {"name": "ids", "type": "list"}, {"name": "limit", "type": "number"},
+	}})
+	adminCall(t, s.url, "POST", "/api/admin/projects/default/features", obj{"name": flag})
+	f := s.newFlow(t)
+	f.login("admin", s.password)
+	f.visit("/projects/default/features/"+flag, flag)
+	f.run("a custom strategy",
+		click(`button[aria-label="Add strategy in development"]`),
+		choose(`dialog select[name=strategy]`, "tiered"),
+		typeInto(`dialog input[name=tier]`, "gold"),
+		typeInto(`dialog input[name=share]`, "40"),
+		choose(`dialog select[name=strict]`, "true"),
+		typeInto(`dialog textarea[name=ids]`, "a, b ,c"),
+		typeInto(`dialog input[name=limit]`, "7"),
+		waitText("dialog .summary-box", "Strategy tiered with"),
+		clickButton("Save strategy"), chromedp.WaitNotPresent(chromedp.CSS("dialog")),
+		waitText(`section[data-env=development] .strategy .title`, "tiered"))
+	st := clientStrategies(t, s.url, flag)
+	if len(st) != 1 || st[0]["name"] != "tiered" ||
+		fmt.Sprint(st[0]["parameters"]) != "map[ids:a,b,c limit:7 share:40 strict:true tier:gold]" {
+		t.Errorf("client strategies %v", st)
+	}
+}

@@ -152,6 +152,11 @@ func TestUI(t *testing.T) {
 		playgroundFlow(t, s)
 	})
 
+	t.Run("a custom strategy by its definition", func(t *testing.T) {
+		t.Parallel()
+		customStrategyFlow(t, s)
+	})
+
 	t.Run("a long flag list in pages", func(t *testing.T) {
 		t.Parallel()
 		pagesFlow(t, s)
