@@ -75,7 +75,14 @@ func TestUI(t *testing.T) {
 			chromedp.WaitVisible(chromedp.CSS(`dialog input[name=name]`)),
 			typeInto(`dialog input[name=name]`, "Web Shop"),
 			typeInto(`dialog textarea[name=description]`, "The shop"),
+			typeInto(`dialog input[name=id]`, "bad id!"),
 			click(`dialog button[type=submit]`),
+			chromedp.WaitVisible(chromedp.CSS(`dialog input[name=id][aria-invalid=true]`)))
+		if got := f.textOf(`dialog .field-error:not([hidden])`); got == "" {
+			t.Error("no message next to the id")
+		}
+		f.screenshot("project-invalid-id")
+		f.run("a valid id", typeInto(`dialog input[name=id]`, "web-shop"), click(`dialog button[type=submit]`),
 			waitText("h1", "Web Shop"))
 		var p map[string]any
 		json.Unmarshal(adminCall(t, s.url, "GET", "/api/admin/projects/web-shop", nil), &p)
