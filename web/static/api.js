@@ -50,7 +50,24 @@ export async function api(method, path, body, { session = true } = {}) {
     throw new ApiError(401, { message: 'Your session has expired; sign in again' });
   }
   if (!res.ok) throw new ApiError(res.status, data, res.headers.get('Retry-After'));
+  if (method !== 'GET') cache.clear();
   return data;
+}
+
+// cache holds answers of lookups that pages share (environments, context
+// fields, segments, strategy definitions) for a short while; any write
+// from this page empties it.
+const cache = new Map();
+const cacheTTL = 30e3;
+
+// cached is api('GET', path) answered from the cache when fresh.
+export function cached(path) {
+  const hit = cache.get(path);
+  if (hit && Date.now() - hit.at < cacheTTL) return hit.answer;
+  const answer = api('GET', path);
+  cache.set(path, { at: Date.now(), answer });
+  answer.catch(() => cache.delete(path));
+  return answer;
 }
 
 // enc encodes one path segment.

@@ -2,7 +2,7 @@
 // is built from the strategy definitions the API lists, so built-in and
 // custom strategies alike get a field per declared parameter.
 import { h, mount, field, checkbox, select, alertBox, setAlert, showError, modal, uid } from './dom.js';
-import { api, enc } from './api.js';
+import { api, enc, cached } from './api.js';
 
 // Operators by family: how many values they take and how to enter them.
 export const operators = [
@@ -83,9 +83,9 @@ const fromLocalInput = (v) => (v ? new Date(v).toISOString() : '');
 // saves it through the API. It resolves true when saved.
 export async function editStrategy({ project, feature, environment, st }) {
   const [defs, ctxFields, segs] = await Promise.all([
-    api('GET', '/api/admin/strategies'),
-    api('GET', '/api/admin/context'),
-    api('GET', '/api/admin/segments'),
+    cached('/api/admin/strategies'),
+    cached('/api/admin/context'),
+    cached('/api/admin/segments'),
   ]);
   const definitions = (defs.strategies || []).filter((d) => !d.deprecated || (st && d.name === st.name));
   const contextNames = (ctxFields || []).map((c) => c.name);

@@ -1,12 +1,12 @@
 // The editor of a flag's variants in one environment: weights fixed or
 // shared, stickiness, payloads (JSON checked before saving) and overrides.
 import { h, mount, field, select, alertBox, setAlert, showError, modal, uid } from './dom.js';
-import { api, enc } from './api.js';
+import { api, enc, cached } from './api.js';
 import { splitList } from './strategy.js';
 
 // editVariants resolves true when the variants were saved.
 export async function editVariants({ project, feature, environment, variants }) {
-  const ctxFields = await api('GET', '/api/admin/context');
+  const ctxFields = await cached('/api/admin/context');
   const contextNames = (ctxFields || []).map((c) => c.name);
   const url = `/api/admin/projects/${enc(project)}/features/${enc(feature)}/environments/${enc(environment)}/variants`;
   return modal(`Variants of ${feature} in ${environment}`, (close) => {

@@ -1,7 +1,7 @@
 // One flag: per environment its switch and its strategies in order, with
 // the strategy editor; stale, archive.
 import { h, mount, field, checkbox, select, alertBox, setAlert, showError, modal, confirm, status, fmtDate, switchButton } from '../dom.js';
-import { api, enc } from '../api.js';
+import { api, enc, cached } from '../api.js';
 import { can, navigate } from '../app.js';
 import { summary, editStrategy } from '../strategy.js';
 import { eventItem } from '../events.js';
@@ -10,7 +10,7 @@ import { renderUsage } from '../usage.js';
 
 export async function render(main, [projectId, name]) {
   const path = `/api/admin/projects/${enc(projectId)}/features/${enc(name)}`;
-  const envList = await api('GET', '/api/admin/environments');
+  const envList = await cached('/api/admin/environments');
   const envInfo = new Map((envList.environments || []).map((e) => [e.name, e]));
   // Segment names are fetched only when a strategy uses a segment: the
   // list counts every segment's uses, which costs the server time.
@@ -18,7 +18,7 @@ export async function render(main, [projectId, name]) {
   const loadSegmentNames = async (f) => {
     const used = (f.environments || []).some((e) => (e.strategies || []).some((st) => (st.segments || []).some((id) => !segmentNames.has(id))));
     if (!used) return;
-    const segs = await api('GET', '/api/admin/segments');
+    const segs = await cached('/api/admin/segments');
     for (const sg of segs.segments || []) segmentNames.set(sg.id, sg.name);
   };
   const alert = alertBox();
@@ -209,7 +209,7 @@ export async function render(main, [projectId, name]) {
 
 // detailsForm edits a flag's description, type and impression data.
 async function detailsForm(f, path) {
-  const types = await api('GET', '/api/admin/feature-types');
+  const types = await cached('/api/admin/feature-types');
   return modal(`Edit ${f.name}`, (close) => {
     const desc = field('Description', h('textarea', { name: 'description', rows: 3 }, f.description || ''), { name: 'description' });
     const type = field('Type', select((types.types || []).map((t) => [t.id, t.name]), f.type, { name: 'type' }), { name: 'type' });
@@ -237,7 +237,7 @@ async function detailsForm(f, path) {
 
 // tagForm adds a tag of an existing tag type to the flag.
 async function tagForm(f) {
-  const data = await api('GET', '/api/admin/tag-types');
+  const data = await cached('/api/admin/tag-types');
   const tagTypes = (data.tagTypes || []).map((t) => [t.name, t.name]);
   return modal(`Add a tag to ${f.name}`, (close) => {
     const type = field('Tag type', select(tagTypes, tagTypes.length ? tagTypes[0][0] : '', { name: 'type' }), { name: 'type' });

@@ -2,10 +2,10 @@
 // and see why each is on or off: which strategy matched, which constraint
 // failed. The server explains; this page only shows it.
 import { h, mount, field, select, alertBox, setAlert, showError } from '../dom.js';
-import { api } from '../api.js';
+import { api, cached } from '../api.js';
 
 export async function render(main, params, query) {
-  const [envs, projects] = await Promise.all([api('GET', '/api/admin/environments'), api('GET', '/api/admin/projects')]);
+  const [envs, projects] = await Promise.all([cached('/api/admin/environments'), api('GET', '/api/admin/projects')]);
   const env = field('Environment', select((envs.environments || []).map((e) => [e.name, e.name]), query.get('environment') || 'development', { name: 'environment' }), { name: 'environment' });
   const project = field('Project', select([['*', 'All projects'], ...(projects.projects || []).map((p) => [p.id, p.name])], query.get('project') || '*', { name: 'projects' }), { name: 'projects' });
   const appName = field('App name', h('input', { name: 'appName', value: 'playground', autocomplete: 'off' }), { name: 'context.appName' });

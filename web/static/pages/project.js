@@ -1,7 +1,7 @@
 // A project's flags: one on/off switch per environment, filters that apply
 // as you type, pages of 50 rows, and the new-flag form.
 import { h, mount, field, checkbox, select, alertBox, setAlert, showError, modal, confirm, status, fmtDate, fmtDay, switchButton, debounce } from '../dom.js';
-import { api, enc } from '../api.js';
+import { api, enc, cached } from '../api.js';
 import { can, navigate } from '../app.js';
 
 const pageSize = 50;
@@ -10,8 +10,8 @@ export async function render(main, [projectId]) {
   const [project, list, envs, types] = await Promise.all([
     api('GET', `/api/admin/projects/${enc(projectId)}`),
     api('GET', `/api/admin/projects/${enc(projectId)}/features`),
-    api('GET', '/api/admin/environments'),
-    api('GET', '/api/admin/feature-types'),
+    cached('/api/admin/environments'),
+    cached('/api/admin/feature-types'),
   ]);
   const envType = new Map((envs.environments || []).map((e) => [e.name, e]));
   const envOrder = (e) => (envType.get(e) ? envType.get(e).sortOrder : 0);

@@ -1,7 +1,7 @@
 // Segments: list with where-used, create, edit, delete (refused by the API
 // while a strategy uses the segment).
 import { h, mount, field, alertBox, setAlert, showError, modal, confirm, status } from '../dom.js';
-import { api, enc } from '../api.js';
+import { api, enc, cached } from '../api.js';
 import { can } from '../app.js';
 import { constraintRow, summary } from '../strategy.js';
 
@@ -53,7 +53,7 @@ async function whereUsed(sg) {
 }
 
 async function segmentForm(sg) {
-  const ctxFields = await api('GET', '/api/admin/context');
+  const ctxFields = await cached('/api/admin/context');
   const contextNames = (ctxFields || []).map((c) => c.name);
   return modal(sg ? `Edit segment ${sg.name}` : 'New segment', (close) => {
     const draft = { constraints: sg ? JSON.parse(JSON.stringify(sg.constraints || [])) : [] };
