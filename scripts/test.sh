@@ -3,8 +3,8 @@
 # (client specification, SQLite and PostgreSQL store suites, end-to-end
 # tests over loopback) and a short run of every fuzz target.
 #
-# It installs nothing system-wide except what a test needs and is missing:
-# PostgreSQL is started by the tests themselves from the machine's binaries.
+# It installs nothing system-wide except what a test needs and is missing
+# (chromium, through apt-get when run as root): PostgreSQL is started by the tests themselves from the machine's binaries.
 # With CI set, a test that cannot find what it needs fails instead of
 # skipping.
 set -euo pipefail
@@ -39,6 +39,19 @@ if command -v npm >/dev/null 2>&1; then
 elif [ -n "${CI:-}" ]; then
 	echo "test.sh: node and npm are needed for the compatibility tests" >&2
 	exit 1
+fi
+
+# The admin UI's browser tests drive Debian's chromium headless.
+if ! command -v chromium >/dev/null 2>&1 && ! command -v chromium-browser >/dev/null 2>&1 && [ -z "${CHROME_PATH:-}" ]; then
+	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+		say "chromium for the browser tests"
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+	elif [ -n "${CI:-}" ]; then
+		echo "test.sh: chromium is needed for the browser tests (apt-get install chromium, or set CHROME_PATH)" >&2
+		exit 1
+	else
+		echo "test.sh: chromium missing: the browser tests will skip (they fail under CI)" >&2
+	fi
 fi
 
 say "go.mod is tidy"

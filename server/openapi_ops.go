@@ -60,6 +60,28 @@ var oaOps = map[string]oaOp{
 	"GET /docs/openapi/": {ID: "getOpenApiUi", Summary: "Interactive API explorer", Resp: oaString(), RespType: "text/html",
 		Description: "Swagger UI for this document, and below this path its scripts and styles. Everything is served from the binary; nothing is loaded from other sites."},
 
+	// The admin web UI: every page path answers the same HTML shell, whose
+	// script renders the page named by the path.
+	"GET /":                     oaUIPage("getUiHome", "Admin web UI: start page (redirects to the projects)"),
+	"GET /login":                oaUIPage("getUiLogin", "Admin web UI: sign-in page"),
+	"GET /projects":             oaUIPage("getUiProjects", "Admin web UI: projects"),
+	"GET /projects/{projectId}": oaUIPage("getUiProject", "Admin web UI: a project's flags"),
+	"GET /projects/{projectId}/features/{featureName}": oaUIPage("getUiFeature", "Admin web UI: one flag"),
+	"GET /archive":      oaUIPage("getUiArchive", "Admin web UI: archived flags"),
+	"GET /events":       oaUIPage("getUiEvents", "Admin web UI: event log"),
+	"GET /playground":   oaUIPage("getUiPlayground", "Admin web UI: playground"),
+	"GET /segments":     oaUIPage("getUiSegments", "Admin web UI: segments"),
+	"GET /context":      oaUIPage("getUiContext", "Admin web UI: context fields"),
+	"GET /environments": oaUIPage("getUiEnvironments", "Admin web UI: environments"),
+	"GET /assets/{path}": {ID: "getUiAsset", Summary: "Admin web UI: scripts and styles", Tag: "Web UI", Resp: oaString(), RespType: "text/javascript",
+		RespDesc:    "The file, `text/javascript` or `text/css`, cached as immutable: the first path segment is a hash over every file of the UI, so a new build has new URLs.",
+		Headers:     map[string]string{"ETag": "The file's hash.", "Cache-Control": "`public, max-age=31536000, immutable`"},
+		Description: "Files of the web UI, embedded in the binary. 404 for unknown files and for the hash of another build.",
+		More:        map[string]*oaResponse{"304": {Description: "Not modified (If-None-Match)."}}, Errors: []int{http.StatusNotFound}},
+	"GET /auth/providers": {ID: "getAuthProviders", Summary: "Ways to sign in", Tag: "Auth",
+		Resp:        oaObject(map[string]*oaSchema{"password": oaBool(), "saml": oaBool()}),
+		Description: "Which sign-in methods are on: `password` always, `saml` when SAML sign-in is enabled. The sign-in page uses it to show its SAML button."},
+
 	// Client API.
 	"GET /api/client/features": {ID: "getAllClientFeatures", Summary: "Flag configuration for server-side SDKs", Resp: oaRef("Features"),
 		Description: "Every flag the token may see, with the strategies, variants and segments SDKs need to evaluate locally. The answer is cached per store revision; poll with `If-None-Match` to get a cheap 304 while nothing changed.",
@@ -545,4 +567,12 @@ func oaCRCount() *oaSchema {
 		props[n] = oaInteger()
 	}
 	return oaObject(props).req(names...)
+}
+
+// oaUIPage documents a page of the web UI.
+func oaUIPage(id, summary string) oaOp {
+	return oaOp{ID: id, Summary: summary, Tag: "Web UI", Resp: oaString(), RespType: "text/html",
+		RespDesc:    "The HTML shell of the web UI (no-cache, ETag); its script renders the page.",
+		Description: "Served from the binary with a strict Content-Security-Policy. The page reads and changes data only through the admin API with the session cookie.",
+		More:        map[string]*oaResponse{"304": {Description: "Not modified (If-None-Match)."}}}
 }
