@@ -81,7 +81,7 @@ type contextUse struct{ features, projects map[string]bool }
 // contextUses maps context field names to the flags and projects whose
 // strategy constraints refer to them.
 func contextUses(ctx context.Context, rd store.Reader) (map[string]contextUse, error) {
-	strategies, err := rd.ListStrategies(ctx, store.StrategyFilter{})
+	strategies, err := rd.ListStrategies(ctx, store.StrategyFilter{WithConstraints: true})
 	if err != nil {
 		return nil, err
 	}

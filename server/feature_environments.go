@@ -94,7 +94,16 @@ func loadRelations(ctx context.Context, r store.Reader, features []store.Feature
 	if len(features) == 1 {
 		one = features[0].Name
 	}
-	strategies, err := r.ListStrategies(ctx, store.StrategyFilter{Feature: one})
+	// A project's flag list reads that project's strategies only, not every
+	// flag's.
+	project := features[0].Project
+	for _, f := range features {
+		if f.Project != project {
+			project = ""
+			break
+		}
+	}
+	strategies, err := r.ListStrategies(ctx, store.StrategyFilter{Feature: one, Project: project})
 	if err != nil {
 		return rel, err
 	}

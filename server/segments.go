@@ -66,7 +66,7 @@ type segmentUsage struct {
 // segmentUsages maps segment ids to their usage, from one read of the
 // strategies and flags.
 func segmentUsages(ctx context.Context, rd store.Reader) (map[int]*segmentUsage, map[string]string, error) {
-	strategies, err := rd.ListStrategies(ctx, store.StrategyFilter{})
+	strategies, err := rd.ListStrategies(ctx, store.StrategyFilter{WithSegments: true})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -34,6 +34,13 @@ type StrategyFilter struct {
 	Environment string
 	// SegmentID selects strategies that use this segment.
 	SegmentID int
+	// Project selects the strategies of the project's flags.
+	Project string
+	// WithSegments selects strategies that use at least one segment, and
+	// WithConstraints those with at least one constraint: what the "where
+	// used" answers need, without reading every strategy.
+	WithSegments    bool
+	WithConstraints bool
 }
 
 // StrategyReader reads feature strategies.

@@ -59,6 +59,18 @@ func (t *tx) ListStrategies(ctx context.Context, f store.StrategyFilter) ([]stor
 		where = append(where, "EXISTS (SELECT 1 FROM strategy_segments x WHERE x.strategy_id = s.id AND x.segment_id = ?)")
 		args = append(args, f.SegmentID)
 	}
+	if f.Project != "" {
+		where = append(where, "s.feature_name IN (SELECT name FROM features WHERE project_id = ?)")
+		args = append(args, f.Project)
+	}
+	if f.WithSegments {
+		where = append(where, "EXISTS (SELECT 1 FROM strategy_segments x WHERE x.strategy_id = s.id)")
+	}
+	if f.WithConstraints {
+		// Both dialects compare the column with these literals: text in
+		// SQLite, jsonb (the literals cast) in PostgreSQL.
+		where = append(where, "s.constraints NOT IN ('[]', 'null')")
+	}
 	return t.listStrategies(ctx, where, args)
 }
 

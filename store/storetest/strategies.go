@@ -22,8 +22,11 @@ func testStrategies(t *testing.T, s store.Store) {
 		if seg2, err = tx.CreateSegment(ctx, store.Segment{Name: "staff"}); err != nil {
 			return err
 		}
-		for _, name := range []string{"f", "g"} {
-			if _, err := tx.CreateFeature(ctx, store.Feature{Name: name, Project: "default", Type: "release"}); err != nil {
+		if _, err := tx.CreateProject(ctx, store.Project{ID: "strategy-side", Name: "Strategy side"}); err != nil {
+			return err
+		}
+		for name, project := range map[string]string{"f": "default", "g": "strategy-side"} {
+			if _, err := tx.CreateFeature(ctx, store.Feature{Name: name, Project: project, Type: "release"}); err != nil {
 				return err
 			}
 		}
@@ -82,6 +85,10 @@ func testStrategies(t *testing.T, s store.Store) {
 		{"feature and environment, by sort order", store.StrategyFilter{Feature: "f", Environment: "production"}, []string{generated.ID, full.ID}},
 		{"environment", store.StrategyFilter{Environment: "development"}, []string{"f-dev", "g-dev"}},
 		{"segment", store.StrategyFilter{SegmentID: seg2.ID}, []string{full.ID}},
+		{"project", store.StrategyFilter{Project: "strategy-side"}, []string{"g-dev"}},
+		{"project and environment", store.StrategyFilter{Project: "default", Environment: "development"}, []string{"f-dev"}},
+		{"with segments", store.StrategyFilter{WithSegments: true}, []string{full.ID}},
+		{"with constraints", store.StrategyFilter{WithConstraints: true}, []string{full.ID}},
 	}
 	for _, tt := range filters {
 		t.Run("List/"+tt.name, func(t *testing.T) {

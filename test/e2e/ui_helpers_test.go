@@ -63,6 +63,8 @@ func startUISuite(t *testing.T, databaseURL string) *uiSuite {
 	env := map[string]string{
 		"PORT": itoa(port), "HTTP_HOST": "127.0.0.1", "DATA_DIR": t.TempDir(),
 		"INIT_ADMIN_API_TOKENS": adminToken, "INIT_CLIENT_API_TOKENS": clientToken, "LOG_LEVEL": "warn",
+		// The public URL is the address the browser uses; SAML needs it.
+		"SIGNALBOX_URL": base(port),
 	}
 	if databaseURL != "" {
 		env["DATABASE_URL"] = databaseURL

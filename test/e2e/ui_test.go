@@ -36,7 +36,7 @@ func TestUI(t *testing.T) {
 				click(`form.login button[type=submit]`),
 				waitJS(`!document.querySelector('form.login button[type=submit]').disabled && !document.querySelector('.alert').hidden`, "an answer"))
 		}
-		if got := f.textOf(".alert"); !strings.Contains(got, "too many failed sign-in attempts") {
+		if got := f.textOf(".alert"); !strings.Contains(got, "too many failed sign-ins") {
 			t.Errorf("after 6 failures the page says %q", got)
 		}
 		f.screenshot("login-locked")
