@@ -152,7 +152,9 @@ func openPostgres(ctx context.Context, dbURL string) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("sqlstore: cannot connect to PostgreSQL at %s: %w", where, err)
 	}
-	return newStore(postgresDialect, db, db), nil
+	s := newStore(postgresDialect, db, db)
+	s.notify.config = cfg
+	return s, nil
 }
 
 // describePostgres names the server and database of a URL without its
