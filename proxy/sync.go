@@ -32,7 +32,7 @@ func (p *Proxy) Run(ctx context.Context) error {
 		wg.Go(func() { p.loadBootstrap(ctx) })
 	}
 	wg.Go(func() { p.metricsLoop(ctx) })
-	p.pollLoop(ctx)
+	p.follow(ctx)
 	wg.Wait()
 	return nil
 }
@@ -72,8 +72,9 @@ func (p *Proxy) loadBootstrap(ctx context.Context) {
 	p.install(f, fromBootstrap)
 }
 
-// pollLoop polls until ctx ends, backing off while the upstream fails.
-func (p *Proxy) pollLoop(ctx context.Context) {
+// pollLoop polls until ctx ends, backing off while the upstream fails,
+// or until done, asked after each poll, reports true.
+func (p *Proxy) pollLoop(ctx context.Context, done func(fetchResult) bool) {
 	var (
 		etag     string
 		lastSum  uint64
@@ -123,6 +124,9 @@ func (p *Proxy) pollLoop(ctx context.Context) {
 			if err := p.storage.Set(ctx, p.backupKey, res.raw); err != nil {
 				p.log.Warn("cannot save the configuration backup", "err", err)
 			}
+		}
+		if done(res) {
+			return
 		}
 		wait := backoff(p.cfg.RefreshInterval, failures)
 		if !p.Ready() {
