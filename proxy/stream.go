@@ -56,7 +56,7 @@ var (
 	// errPollingRequested: the upstream sent "fetch-mode: polling".
 	errPollingRequested = errors.New("the upstream asks its clients to poll")
 	// errStreamSilent: nothing arrived within the read timeout.
-	errStreamSilent = errors.New("the stream sent nothing, not even a heartbeat, within the read timeout")
+	errStreamSilent = errors.New("the upstream sent nothing, not even a heartbeat, within the timeout")
 	// errStreamEnded: the upstream closed the stream.
 	errStreamEnded = errors.New("the upstream closed the stream")
 )
@@ -148,16 +148,17 @@ func (f *follower) stream(ctx context.Context) {
 			log.Info("the upstream asks for polling; polling until it offers streaming again")
 			return
 		case errors.As(err, &se) && refusesStream(se.status):
-			wait := f.fallBack(false)
-			log.Warn("the upstream refuses the stream; polling instead", "err", err, "retryIn", wait.Round(time.Second).String())
+			f.fallBack(false)
+			// Logged once per kind of refusal, not at every retry.
+			f.link.failed(log, "the upstream refuses the stream; polling instead, and trying streaming again now and then", err)
 			return
 		}
 		now := time.Now()
 		fails = slices.DeleteFunc(fails, func(t time.Time) bool { return now.Sub(t) > f.timing.failWindow })
 		fails = append(fails, now)
 		if len(fails) >= f.timing.maxFails {
-			wait := f.fallBack(false)
-			log.Warn("the stream keeps breaking; polling instead", "err", err, "failures", len(fails), "retryIn", wait.Round(time.Second).String())
+			f.fallBack(false)
+			f.link.failed(log, "the stream keeps breaking; polling instead, and trying streaming again now and then", err)
 			return
 		}
 		f.link.failed(log, "the stream from the upstream broke; reconnecting", err)
@@ -180,10 +181,9 @@ func refusesStream(status int) bool {
 	return false
 }
 
-// fallBack ends streaming and sets when it may be tried again; it returns
-// that wait. The next stream starts from a hydration, as polling will
+// fallBack ends streaming and sets when it may be tried again. The next stream starts from a hydration, as polling will
 // have replaced the configuration the stream built.
-func (f *follower) fallBack(hinted bool) time.Duration {
+func (f *follower) fallBack(hinted bool) {
 	f.cur, f.lastID = nil, ""
 	f.hinted = hinted
 	wait := f.timing.retryMax
@@ -196,7 +196,6 @@ func (f *follower) fallBack(hinted bool) time.Duration {
 		f.retries++
 	}
 	f.retryAt = time.Now().Add(wait)
-	return wait
 }
 
 // jitter returns a random wait between d/2 and d.

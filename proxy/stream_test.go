@@ -544,3 +544,28 @@ func TestSSEReader(t *testing.T) {
 		t.Errorf("oversized event: %v", err)
 	}
 }
+
+// FuzzSSEReader: any byte stream ends in events and an error, never a
+// panic, and no event exceeds the bound.
+func FuzzSSEReader(f *testing.F) {
+	for _, seed := range []string{
+		"event: unleash-connected\nid: 1\ndata: {\"events\":[]}\n\n",
+		": hb\r\n\r\ndata: a\r\ndata: b\r\n\r\n",
+		"id: \x00\ndata\n\nevent\n\n",
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		r := newSSEReader(strings.NewReader(in), 64)
+		for range len(in) + 1 {
+			ev, err := r.next()
+			if err != nil {
+				return
+			}
+			if len(ev.data) > 64 {
+				t.Fatalf("event of %d bytes passed a 64-byte bound", len(ev.data))
+			}
+		}
+		t.Fatal("more events than input bytes")
+	})
+}

@@ -26,7 +26,8 @@ type Config struct {
 	Version string
 	// RevisionPoll is how often the server re-reads the store's revision so
 	// that changes made by other instances sharing the database reach its
-	// caches. Default 1s.
+	// caches. Default 1s. A store that announces writes (PostgreSQL)
+	// delivers them at once; the poll then covers lost announcements.
 	RevisionPoll time.Duration
 	// MetricsFlush is how often buffered client metrics are written. Default 10s.
 	MetricsFlush time.Duration
