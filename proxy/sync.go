@@ -17,8 +17,9 @@ import (
 // flushTimeout bounds the final metrics upload when Run is stopped.
 const flushTimeout = 5 * time.Second
 
-// Run reads the backup, loads the bootstrap, registers upstream, then polls
-// the configuration every RefreshInterval and sends usage metrics every
+// Run reads the backup, loads the bootstrap, registers upstream, then
+// follows the configuration (polling every RefreshInterval, or streaming;
+// see ServiceStreaming) and sends usage metrics every
 // MetricsInterval until ctx ends; then it sends the metrics it still holds
 // and returns. Upstream failures never end it: the last good configuration
 // stays in use. Run may be called once.
