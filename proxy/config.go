@@ -62,6 +62,14 @@ type Config struct {
 	// RefreshInterval is the time between upstream polls (refreshInterval,
 	// SERVICE_FETCH_INTERVAL in ms, default 5s).
 	RefreshInterval time.Duration
+	// ServiceStreaming says how the proxy follows the upstream's changes
+	// (SERVICE_STREAMING): true streams them from ServiceURL/client/streaming
+	// (Server-Sent Events, as the SDKs' streaming mode), false only polls,
+	// and nil polls until a poll answer carries the header
+	// "fetch-mode: streaming". A failing stream falls back to polling as
+	// the SDKs do (see stream.go). Streams cannot filter by tag, so with
+	// Tags set the proxy only polls.
+	ServiceStreaming *bool
 	// MetricsInterval is the time between metrics uploads (metricsInterval,
 	// SERVICE_METRICS_INTERVAL in ms, default 30s).
 	MetricsInterval time.Duration
@@ -262,6 +270,9 @@ func (c Config) Validate() error {
 	}
 	if s := c.CORS.OptionsSuccessStatus; s != 0 && (s < 200 || s > 299) {
 		errs = append(errs, fmt.Errorf("cors.optionsSuccessStatus %d is not a 2xx status", s))
+	}
+	if c.ServiceStreaming != nil && *c.ServiceStreaming && len(c.Tags) > 0 {
+		errs = append(errs, errors.New("serviceStreaming: a stream cannot filter by tags; unset tags (SERVICE_TAGS) or serviceStreaming (SERVICE_STREAMING)"))
 	}
 	if c.MaxBodyBytes < 0 {
 		errs = append(errs, errors.New("maxBodyBytes must not be negative"))

@@ -33,6 +33,7 @@ func TestConfigFromEnvEveryVariable(t *testing.T) {
 		"SERVICE_APP_NAME":                  {"app", func(c Config) bool { return c.ServiceAppName == "app" }},
 		"SERVICE_INSTANCE_ID":               {"inst", func(c Config) bool { return c.ServiceInstanceID == "inst" }},
 		"SERVICE_FETCH_INTERVAL":            {"1500", func(c Config) bool { return c.RefreshInterval == 1500*time.Millisecond }},
+		"SERVICE_STREAMING":                 {"false", func(c Config) bool { return cmp.Equal(c.ServiceStreaming, &f) }},
 		"SERVICE_METRICS_INTERVAL":          {"2500", func(c Config) bool { return c.MetricsInterval == 2500*time.Millisecond }},
 		"SERVICE_METRICS_JITTER":            {"300", func(c Config) bool { return c.MetricsJitter == 300*time.Millisecond }},
 		"SERVICE_ENVIRONMENT":               {"production", func(c Config) bool { return c.Environment == "production" }},

@@ -37,6 +37,11 @@ var envVars = []EnvVar{
 	{"SERVICE_APP_NAME", "serviceAppName", DefaultAppName, "App name used upstream and as the context's default appName.", func(c *Config, v string) error { c.ServiceAppName = v; return nil }},
 	{"SERVICE_INSTANCE_ID", "serviceInstanceId", "generated", "Instance id used upstream.", func(c *Config, v string) error { c.ServiceInstanceID = v; return nil }},
 	{"SERVICE_FETCH_INTERVAL", "refreshInterval", "5000", "Milliseconds between upstream polls.", msSetter(func(c *Config) *time.Duration { return &c.RefreshInterval })},
+	{"SERVICE_STREAMING", "", "unset", "true follows the upstream by streaming, false only polls; unset polls until the upstream suggests streaming.", func(c *Config, v string) error {
+		b, err := parseBool(v)
+		c.ServiceStreaming = &b
+		return err
+	}},
 	{"SERVICE_METRICS_INTERVAL", "metricsInterval", "30000", "Milliseconds between metrics uploads.", msSetter(func(c *Config) *time.Duration { return &c.MetricsInterval })},
 	{"SERVICE_METRICS_JITTER", "metricsJitter", "0", "Largest random milliseconds added to each metrics interval.", msSetter(func(c *Config) *time.Duration { return &c.MetricsJitter })},
 	{"SERVICE_ENVIRONMENT", "environment", "", "Fixed context environment; callers cannot override it.", func(c *Config, v string) error { c.Environment = v; return nil }},

@@ -52,6 +52,9 @@ type Proxy struct {
 	routeBase    string              // base in lower case, for routing
 	started      time.Time
 	running      atomic.Bool
+	// streamTiming replaces the streaming timings in tests; nil means
+	// defaultStreamTiming.
+	streamTiming *streamTiming
 }
 
 // source ranks where a configuration came from: a later source replaces an

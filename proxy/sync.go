@@ -17,8 +17,9 @@ import (
 // flushTimeout bounds the final metrics upload when Run is stopped.
 const flushTimeout = 5 * time.Second
 
-// Run reads the backup, loads the bootstrap, registers upstream, then polls
-// the configuration every RefreshInterval and sends usage metrics every
+// Run reads the backup, loads the bootstrap, registers upstream, then
+// follows the configuration (polling every RefreshInterval, or streaming;
+// see ServiceStreaming) and sends usage metrics every
 // MetricsInterval until ctx ends; then it sends the metrics it still holds
 // and returns. Upstream failures never end it: the last good configuration
 // stays in use. Run may be called once.
@@ -32,7 +33,7 @@ func (p *Proxy) Run(ctx context.Context) error {
 		wg.Go(func() { p.loadBootstrap(ctx) })
 	}
 	wg.Go(func() { p.metricsLoop(ctx) })
-	p.pollLoop(ctx)
+	p.follow(ctx)
 	wg.Wait()
 	return nil
 }
@@ -72,8 +73,9 @@ func (p *Proxy) loadBootstrap(ctx context.Context) {
 	p.install(f, fromBootstrap)
 }
 
-// pollLoop polls until ctx ends, backing off while the upstream fails.
-func (p *Proxy) pollLoop(ctx context.Context) {
+// pollLoop polls until ctx ends, backing off while the upstream fails,
+// or until done, asked after each poll, reports true.
+func (p *Proxy) pollLoop(ctx context.Context, done func(fetchResult) bool) {
 	var (
 		etag     string
 		lastSum  uint64
@@ -123,6 +125,9 @@ func (p *Proxy) pollLoop(ctx context.Context) {
 			if err := p.storage.Set(ctx, p.backupKey, res.raw); err != nil {
 				p.log.Warn("cannot save the configuration backup", "err", err)
 			}
+		}
+		if done(res) {
+			return
 		}
 		wait := backoff(p.cfg.RefreshInterval, failures)
 		if !p.Ready() {

@@ -134,6 +134,9 @@ type fetchResult struct {
 	raw         []byte // decoded JSON body
 	features    *clientapi.Features
 	etag        string
+	// fetchMode is the upstream's fetch-mode header: "streaming" invites
+	// the proxy to follow it by streaming.
+	fetchMode string
 }
 
 // fetchFeatures polls the client API, sending etag as If-None-Match.
@@ -154,7 +157,7 @@ func (u *upstream) fetchFeatures(ctx context.Context, etag string) (fetchResult,
 	}
 	defer drainClose(resp.Body)
 	if resp.StatusCode == http.StatusNotModified {
-		return fetchResult{notModified: true, etag: etag}, nil
+		return fetchResult{notModified: true, etag: etag, fetchMode: resp.Header.Get("fetch-mode")}, nil
 	}
 	if resp.StatusCode != http.StatusOK {
 		return fetchResult{}, &statusError{url: u.featuresURL, status: resp.StatusCode}
@@ -163,7 +166,7 @@ func (u *upstream) fetchFeatures(ctx context.Context, etag string) (fetchResult,
 	if err != nil {
 		return fetchResult{}, fmt.Errorf("%s: %w", redactURL(u.featuresURL), err)
 	}
-	return fetchResult{raw: raw, features: feats, etag: resp.Header.Get("ETag")}, nil
+	return fetchResult{raw: raw, features: feats, etag: resp.Header.Get("ETag"), fetchMode: resp.Header.Get("fetch-mode")}, nil
 }
 
 // fetchBootstrap reads a configuration from the bootstrap URL.

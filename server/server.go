@@ -27,7 +27,8 @@ type Config struct {
 	Version string
 	// RevisionPoll is how often the server re-reads the store's revision so
 	// that changes made by other instances sharing the database reach its
-	// caches. Default 1s.
+	// caches. Default 1s. A store that announces writes (PostgreSQL)
+	// delivers them at once; the poll then covers lost announcements.
 	RevisionPoll time.Duration
 	// MetricsFlush is how often buffered client metrics are written. Default 10s.
 	MetricsFlush time.Duration
@@ -143,7 +144,8 @@ func (s *Server) Handler() http.Handler { return s.handler }
 // Registry is the Prometheus registry the server reports to.
 func (s *Server) Registry() *prometheus.Registry { return s.registry }
 
-// Run polls the store revision, flushes client metrics and applies due
+// Run follows the store revision (announced by the database where it can,
+// and polled every RevisionPoll), flushes client metrics and applies due
 // scheduled change requests until ctx ends, then writes the metrics still
 // buffered.
 func (s *Server) Run(ctx context.Context) error {
@@ -152,6 +154,23 @@ func (s *Server) Run(ctx context.Context) error {
 	flush := time.NewTicker(s.cfg.MetricsFlush)
 	defer poll.Stop()
 	defer flush.Stop()
+	// Other instances' writes arrive as soon as they commit where the
+	// database announces them, on a goroutine of their own so that a slow
+	// metrics flush never holds them up; the poll stays as the fallback
+	// for announcements lost while the listening connection was down.
+	if w, ok := s.store.(store.RevisionWatcher); ok {
+		announced, err := w.WatchRevisions(ctx)
+		if err != nil {
+			s.log.Warn("cannot watch the database for other instances' changes; polling the revision only", "err", err)
+		}
+		if announced != nil {
+			go func() {
+				for rev := range announced {
+					s.raiseRevision(rev)
+				}
+			}()
+		}
+	}
 	for {
 		select {
 		case <-ctx.Done():

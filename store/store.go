@@ -86,3 +86,17 @@ type Tx interface {
 	SettingWriter
 	UsedIDWriter
 }
+
+// RevisionWatcher is implemented by stores whose database can announce
+// other processes' writes, so that several servers sharing it see each
+// other's changes without waiting for their next revision poll.
+type RevisionWatcher interface {
+	// WatchRevisions delivers the revision after each committed write of
+	// any process, and the current revision each time it (re)connects, so
+	// that writes announced while it was disconnected are not missed. It
+	// reconnects on its own until ctx ends, then closes the channel.
+	// Revisions may repeat and arrive out of order; a receiver keeps the
+	// highest. A store whose database cannot announce writes returns a nil
+	// channel and a nil error: the caller then relies on polling Revision.
+	WatchRevisions(ctx context.Context) (<-chan int64, error)
+}

@@ -136,5 +136,6 @@ func (t *tx) AppendEvent(ctx context.Context, e store.Event) (int64, error) {
 		return 0, err
 	}
 	t.events++
+	t.lastEvent = max(t.lastEvent, id)
 	return id, nil
 }

@@ -152,7 +152,9 @@ func openPostgres(ctx context.Context, dbURL string) (*Store, error) {
 		db.Close()
 		return nil, &unreachableError{where: where, err: conciseError{err}}
 	}
-	return newStore(postgresDialect, db, db), nil
+	s := newStore(postgresDialect, db, db)
+	s.notify.config = cfg
+	return s, nil
 }
 
 // describePostgres names the server and database of a URL without its

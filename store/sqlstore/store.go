@@ -28,6 +28,9 @@ type Store struct {
 	// a connection: waiting writers then hold no connection that Views
 	// need. The dialect's write lock still orders writers across processes.
 	writer chan struct{}
+	// notify announces committed revisions to other processes
+	// (PostgreSQL only; see notify.go).
+	notify notifier
 }
 
 func newStore(d *dialect, db, wdb *sql.DB) *Store {
@@ -78,6 +81,9 @@ func (s *Store) Update(ctx context.Context, fn func(store.Tx) error) error {
 	}
 	if t.dirty && t.events == 0 {
 		return store.ErrUnaudited
+	}
+	if err := s.notify.announce(ctx, sqlTx, t.lastEvent); err != nil {
+		return err
 	}
 	done = true
 	if err := sqlTx.Commit(); err != nil {

@@ -20,6 +20,9 @@ type tx struct {
 	// AppendEvent calls; Update checks them before it commits.
 	dirty  bool
 	events int
+	// lastEvent is the id of the newest event appended, which is the
+	// revision once the transaction commits.
+	lastEvent int64
 }
 
 func (t *tx) exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
