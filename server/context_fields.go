@@ -81,29 +81,19 @@ type contextUse struct{ features, projects map[string]bool }
 // contextUses maps context field names to the flags and projects whose
 // strategy constraints refer to them.
 func contextUses(ctx context.Context, rd store.Reader) (map[string]contextUse, error) {
-	strategies, err := rd.ListStrategies(ctx, store.StrategyFilter{WithConstraints: true})
+	uses, err := rd.ConstraintUses(ctx)
 	if err != nil {
 		return nil, err
-	}
-	features, err := rd.ListFeatures(ctx, store.FeatureFilter{})
-	if err != nil {
-		return nil, err
-	}
-	projectOf := map[string]string{}
-	for _, f := range features {
-		projectOf[f.Name] = f.Project
 	}
 	out := map[string]contextUse{}
-	for _, st := range strategies {
-		for _, c := range st.Constraints {
-			u, ok := out[c.ContextName]
-			if !ok {
-				u = contextUse{features: map[string]bool{}, projects: map[string]bool{}}
-				out[c.ContextName] = u
-			}
-			u.features[st.Feature] = true
-			u.projects[projectOf[st.Feature]] = true
+	for _, use := range uses {
+		u, ok := out[use.ContextName]
+		if !ok {
+			u = contextUse{features: map[string]bool{}, projects: map[string]bool{}}
+			out[use.ContextName] = u
 		}
+		u.features[use.Feature] = true
+		u.projects[use.Project] = true
 	}
 	return out, nil
 }

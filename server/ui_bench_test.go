@@ -36,7 +36,7 @@ func BenchmarkUIPages(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { st.Close() })
-	if _, err := Bootstrap(ctx, st, BootstrapConfig{AdminPassword: "bench-password"}); err != nil {
+	if _, err := Bootstrap(ctx, st, BootstrapConfig{AdminPassword: testAdminPassword}); err != nil {
 		b.Fatal(err)
 	}
 	payload := fixture.Features(uiBenchFlags, 1)
@@ -85,7 +85,7 @@ func BenchmarkUIPages(b *testing.B) {
 	}
 	h := srv.Handler()
 
-	login := httptest.NewRequest("POST", "/auth/simple/login", strings.NewReader(`{"username":"admin","password":"bench-password"}`))
+	login := httptest.NewRequest("POST", "/auth/simple/login", strings.NewReader(`{"username":"admin","password":"`+testAdminPassword+`"}`))
 	login.Header.Set("Content-Type", "application/json")
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, login)

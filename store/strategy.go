@@ -50,6 +50,17 @@ type StrategyReader interface {
 	// ListStrategies returns matching strategies ordered by feature,
 	// environment and sort order.
 	ListStrategies(ctx context.Context, f StrategyFilter) ([]Strategy, error)
+	// ConstraintUses lists, once each, the context fields that strategy
+	// constraints refer to with the flag (and its project) whose strategy
+	// does, without decoding every strategy.
+	ConstraintUses(ctx context.Context) ([]ConstraintUse, error)
+}
+
+// ConstraintUse is a flag whose strategies constrain a context field.
+type ConstraintUse struct {
+	ContextName string
+	Feature     string
+	Project     string
 }
 
 // StrategyWriter changes feature strategies.

@@ -31,6 +31,9 @@ type dialect struct {
 	// REPEATABLE READ for one snapshot across statements; SQLite read
 	// transactions are snapshots already.
 	readTx *sql.TxOptions
+	// constraintUses selects distinct (context name, flag, project) of
+	// every strategy constraint; JSON functions differ by dialect.
+	constraintUses string
 }
 
 var sqliteDialect = &dialect{
@@ -39,6 +42,9 @@ var sqliteDialect = &dialect{
 	goose:      goose.DialectSQLite3,
 	ilike:      "LIKE",
 	readTx:     &sql.TxOptions{ReadOnly: true},
+	constraintUses: `SELECT DISTINCT json_extract(c.value, '$.contextName'), s.feature_name, f.project_id
+		FROM strategies s JOIN features f ON f.name = s.feature_name, json_each(s.constraints) c
+		WHERE json_type(s.constraints) = 'array'`,
 }
 
 // writeLockKey is an arbitrary constant, distinct from goose's own lock id.
@@ -52,6 +58,9 @@ var postgresDialect = &dialect{
 	ilike:      "ILIKE",
 	writeLock:  "SELECT pg_advisory_xact_lock(" + strconv.FormatInt(writeLockKey, 10) + ")",
 	readTx:     &sql.TxOptions{ReadOnly: true, Isolation: sql.LevelRepeatableRead},
+	constraintUses: `SELECT DISTINCT c->>'contextName', s.feature_name, f.project_id
+		FROM strategies s JOIN features f ON f.name = s.feature_name
+		CROSS JOIN LATERAL jsonb_array_elements(CASE WHEN jsonb_typeof(s.constraints) = 'array' THEN s.constraints ELSE '[]'::jsonb END) c`,
 }
 
 // rebind turns ? placeholders into $n for PostgreSQL. Queries never contain

@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"strings"
 
@@ -203,5 +204,16 @@ func (t *tx) DeleteStrategy(ctx context.Context, id string) error {
 	return t.write(ctx, func() error {
 		res, err := t.exec(ctx, `DELETE FROM strategies WHERE id = ?`, id)
 		return affected(res, err, strategySubject(id), nil)
+	})
+}
+
+func (t *tx) ConstraintUses(ctx context.Context) ([]store.ConstraintUse, error) {
+	rows, err := t.query(ctx, t.d.constraintUses)
+	return collect(rows, err, func(sc scanner) (store.ConstraintUse, error) {
+		var u store.ConstraintUse
+		var name sql.NullString
+		err := sc.Scan(&name, &u.Feature, &u.Project)
+		u.ContextName = name.String
+		return u, err
 	})
 }

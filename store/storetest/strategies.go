@@ -102,6 +102,16 @@ func testStrategies(t *testing.T, s store.Store) {
 		})
 	}
 
+	// Constraint uses: full (flag f, project default) constrains appName and
+	// version; no other strategy has constraints.
+	uses := get(t, s, func(ctx context.Context, r store.Reader) ([]store.ConstraintUse, error) {
+		return r.ConstraintUses(ctx)
+	})
+	diff(t, "ConstraintUses", []store.ConstraintUse{
+		{ContextName: "appName", Feature: "f", Project: "default"},
+		{ContextName: "version", Feature: "f", Project: "default"},
+	}, uses, cmpopts.SortSlices(func(a, b store.ConstraintUse) bool { return a.ContextName < b.ContextName }))
+
 	changed := full
 	changed.Name, changed.Title, changed.Disabled, changed.SortOrder = "default", "", true, 0
 	changed.Parameters, changed.Constraints, changed.Variants, changed.Segments = nil, nil, nil, []int{seg1.ID}
