@@ -72,6 +72,15 @@ go test -count=1 -run '^TestClientSpecification$' -v ./engine | grep -E '^(spec|
 say "tests"
 go test -count=1 ./...
 
+# Benchmarks are not timed here: each runs once so that one which no longer
+# works (a fixture that a new rule refuses, say) fails the build instead of
+# the next person who measures.
+say "every benchmark, once"
+go test -count=1 -run '^$' -bench . -benchtime 1x ./... >/tmp/signalbox-bench.log 2>&1 || {
+	cat /tmp/signalbox-bench.log
+	exit 1
+}
+
 say "race detector on the concurrent packages"
 go test -count=1 -race $(go list ./engine/... ./proxy/... ./store/... ./server/... ./internal/... 2>/dev/null)
 
