@@ -2,6 +2,7 @@
 //
 //	signalbox server   the admin API, client API and frontend API
 //	signalbox proxy    the evaluation proxy for browser and mobile SDKs
+//	signalbox migrate  copy a running Unleash into Signalbox, verify the copy
 //	signalbox version  print the version
 //
 // Configuration comes from flags and environment variables, read only here.
@@ -41,6 +42,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		return 0
 	}
+	if args[0] == "migrate" {
+		return runMigrate(ctx, args[1:], stdout, stderr)
+	}
 	cmd, ok := commands[args[0]]
 	if !ok {
 		fmt.Fprintf(stderr, "signalbox: unknown command %q\n\n", args[0])
@@ -69,6 +73,7 @@ func usage(w io.Writer) {
 commands:
   server    run the flag server (admin, client and frontend API)
   proxy     run the evaluation proxy in front of a server
+  migrate   copy a running Unleash into Signalbox and verify the result
   version   print the version
 
 Run "signalbox <command> -h" for a command's flags and environment variables.
