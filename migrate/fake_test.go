@@ -143,7 +143,7 @@ func fixture() map[string]any {
 			"environments": arr{
 				obj{"name": "development", "enabled": true, "strategies": arr{
 					obj{"id": "6d3f6f0e-0d6c-4b3a-9d7b-5b8f6f1e2a01", "name": "flexibleRollout", "title": "half", "disabled": false, "sortOrder": 0,
-						"parameters": obj{"rollout": "50", "stickiness": "default", "groupId": "checkout"},
+						"parameters":  obj{"rollout": "50", "stickiness": "default", "groupId": "checkout"},
 						"constraints": arr{obj{"contextName": "appName", "operator": "IN", "values": arr{"web"}}},
 						"segments":    arr{7},
 						"variants":    arr{obj{"name": "blue", "weight": 1000, "weightType": "variable", "stickiness": "default", "payload": obj{"type": "json", "value": `{"c":1}`}}}},

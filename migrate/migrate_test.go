@@ -119,7 +119,9 @@ func TestFromUnleashMapsEveryKind(t *testing.T) {
 	if def.Title != "By tenant" || !def.Editable || len(def.Parameters) != 1 || def.Parameters[0].Type != "list" {
 		t.Errorf("custom strategy type: %+v", def)
 	}
-	field := read(t, st, func(ctx context.Context, r store.Reader) (store.ContextField, error) { return r.GetContextField(ctx, "tenant") })
+	field := read(t, st, func(ctx context.Context, r store.Reader) (store.ContextField, error) {
+		return r.GetContextField(ctx, "tenant")
+	})
 	if len(field.LegalValues) != 2 || field.LegalValues[0].Description != "Acme" || !field.Stickiness || field.SortOrder != 10 {
 		t.Errorf("context field: %+v", field)
 	}
@@ -151,11 +153,15 @@ func TestFromUnleashMapsEveryKind(t *testing.T) {
 	if !checkout.ImpressionData || checkout.Description != "new checkout" {
 		t.Errorf("checkout: %+v", checkout)
 	}
-	deps := read(t, st, func(ctx context.Context, r store.Reader) ([]store.Dependency, error) { return r.ListDependencies(ctx, "checkout-v2") })
+	deps := read(t, st, func(ctx context.Context, r store.Reader) ([]store.Dependency, error) {
+		return r.ListDependencies(ctx, "checkout-v2")
+	})
 	if asJSON(deps) != `[{"Child":"checkout-v2","Parent":"checkout","Enabled":true,"Variants":["a"]}]` {
 		t.Errorf("dependencies: %s", asJSON(deps))
 	}
-	tags := read(t, st, func(ctx context.Context, r store.Reader) ([]store.FeatureTag, error) { return r.ListFeatureTags(ctx, "checkout") })
+	tags := read(t, st, func(ctx context.Context, r store.Reader) ([]store.FeatureTag, error) {
+		return r.ListFeatureTags(ctx, "checkout")
+	})
 	if len(tags) != 1 || tags[0].Type != "team" || tags[0].Value != "web" {
 		t.Errorf("tags: %+v", tags)
 	}
@@ -163,7 +169,9 @@ func TestFromUnleashMapsEveryKind(t *testing.T) {
 	if banner.Type != "release" || !banner.Stale || !hasNote(report, "flag banner", `flag type "nonsense"`) {
 		t.Errorf("flag of an unknown type: %+v, notes %+v", banner, report.NotCarried)
 	}
-	old := read(t, st, func(ctx context.Context, r store.Reader) (store.Feature, error) { return r.GetFeature(ctx, "old-thing") })
+	old := read(t, st, func(ctx context.Context, r store.Reader) (store.Feature, error) {
+		return r.GetFeature(ctx, "old-thing")
+	})
 	if !old.Archived() || !old.ArchivedAt.Equal(time.Date(2025, 2, 1, 0, 0, 0, 0, time.UTC)) {
 		t.Errorf("archived flag: %+v", old)
 	}
@@ -182,8 +190,12 @@ func TestFromUnleashMapsEveryKind(t *testing.T) {
 	if !hasNote(report, "API token hidden", "secret") {
 		t.Errorf("a token without secret is not listed: %+v", report.NotCarried)
 	}
-	alice := read(t, st, func(ctx context.Context, r store.Reader) (store.User, error) { return r.GetUserByLogin(ctx, "alice@example.com") })
-	bob := read(t, st, func(ctx context.Context, r store.Reader) (store.User, error) { return r.GetUserByLogin(ctx, "bob@example.com") })
+	alice := read(t, st, func(ctx context.Context, r store.Reader) (store.User, error) {
+		return r.GetUserByLogin(ctx, "alice@example.com")
+	})
+	bob := read(t, st, func(ctx context.Context, r store.Reader) (store.User, error) {
+		return r.GetUserByLogin(ctx, "bob@example.com")
+	})
 	if alice.RootRole != store.RoleEditor || alice.Name != "Alice" || alice.PasswordHash != "" || bob.RootRole != store.RoleViewer {
 		t.Errorf("users: %+v %+v", alice, bob)
 	}
@@ -260,7 +272,9 @@ func TestDryRunWritesNothing(t *testing.T) {
 	if revision(t, st) != rev {
 		t.Error("the dry run wrote events")
 	}
-	fs := read(t, st, func(ctx context.Context, r store.Reader) ([]store.Feature, error) { return r.ListFeatures(ctx, store.FeatureFilter{}) })
+	fs := read(t, st, func(ctx context.Context, r store.Reader) ([]store.Feature, error) {
+		return r.ListFeatures(ctx, store.FeatureFilter{})
+	})
 	if len(fs) != 0 {
 		t.Errorf("the dry run wrote flags: %v", fs)
 	}
@@ -373,7 +387,9 @@ func TestTargetWithOtherData(t *testing.T) {
 	if f.Project != "other" {
 		t.Errorf("the target's flag was moved to %s", f.Project)
 	}
-	if _, err := read(t, st, func(ctx context.Context, r store.Reader) (store.Feature, error) { return r.GetFeature(ctx, "pay-later") }), error(nil); err != nil {
+	if _, err := read(t, st, func(ctx context.Context, r store.Reader) (store.Feature, error) {
+		return r.GetFeature(ctx, "pay-later")
+	}), error(nil); err != nil {
 		t.Fatal(err)
 	}
 	// Another source is refused once the target holds this one's data.
