@@ -484,6 +484,9 @@ func (a *applier) strategyDefinitions(ctx context.Context) error {
 func (a *applier) segments(ctx context.Context) error {
 	for _, s := range a.src.Segments {
 		err := a.step(ctx, "segment", s.Name, func(tx store.Tx) (string, []store.Event, error) {
+			if s.Project != "" && !projectKnown(a.src.Projects, s.Project) {
+				return a.refuse("segment", s.Name, "its project %q is not carried", s.Project)
+			}
 			all, err := tx.ListSegments(ctx, store.SegmentFilter{})
 			if err != nil {
 				return "", nil, err

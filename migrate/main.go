@@ -213,6 +213,7 @@ func printReport(w io.Writer, r *Report) {
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t\n", k, c[created], c[updated], c[unchanged], c[skipped])
 	}
 	tw.Flush()
+	fmt.Fprintf(w, "\n%d objects created or updated.\n", r.Changes)
 	if len(r.NotCarried) == 0 {
 		fmt.Fprintln(w, "\nEverything was carried over.")
 		return

@@ -275,7 +275,11 @@ func (r *reader) projects(ctx context.Context) error {
 	if err := r.c.get(ctx, "/api/admin/projects", &body); err != nil {
 		return err
 	}
-	for _, p := range body.Projects {
+	more, err := r.moreProjects(ctx, body.Projects)
+	if err != nil {
+		return err
+	}
+	for _, p := range append(body.Projects, more...) {
 		if p.ArchivedAt != nil {
 			r.skip("project "+p.ID, "archived projects are not carried")
 			continue
@@ -311,6 +315,84 @@ func (r *reader) projects(ctx context.Context) error {
 	}
 	sort.Slice(r.src.Projects, func(i, j int) bool { return r.src.Projects[i].ID < r.src.Projects[j].ID })
 	return nil
+}
+
+// moreProjects finds the projects that /api/admin/projects leaves out: the
+// open-source server lists only "default" there, whatever its database
+// holds. Flags, segments and tokens name every project that matters; each
+// one not listed is read from its overview.
+func (r *reader) moreProjects(ctx context.Context, listed []wireProject) ([]wireProject, error) {
+	known := map[string]bool{}
+	for _, p := range listed {
+		known[p.ID] = true
+	}
+	var ids []string
+	note := func(id string) {
+		if id != "" && id != "*" && !known[id] {
+			known[id] = true
+			ids = append(ids, id)
+		}
+	}
+	const page = 100
+	for _, archived := range []string{"IS:false", "IS:true"} {
+		for offset := 0; ; offset += page {
+			var body struct {
+				Features []wireFeature `json:"features"`
+			}
+			q := url.Values{"archived": {archived}, "limit": {strconv.Itoa(page)}, "offset": {strconv.Itoa(offset)}}
+			if err := r.c.get(ctx, "/api/admin/search/features?"+q.Encode(), &body); err != nil {
+				if isNotFound(err) {
+					break
+				}
+				return nil, err
+			}
+			for _, f := range body.Features {
+				note(f.Project)
+			}
+			if len(body.Features) < page {
+				break
+			}
+		}
+	}
+	var segs struct {
+		Segments []wireSegment `json:"segments"`
+	}
+	if err := r.c.get(ctx, "/api/admin/segments", &segs); err != nil && !isNotFound(err) {
+		return nil, err
+	}
+	for _, s := range segs.Segments {
+		note(s.Project)
+	}
+	var toks struct {
+		Tokens []wireToken `json:"tokens"`
+	}
+	if err := r.c.get(ctx, "/api/admin/api-tokens", &toks); err != nil {
+		return nil, err
+	}
+	for _, t := range toks.Tokens {
+		if len(t.Projects) == 0 {
+			// Older servers give one project only, in this field; newer
+			// ones also join several into it, with commas.
+			note(t.Project)
+		}
+		for _, p := range t.Projects {
+			note(p)
+		}
+	}
+	var out []wireProject
+	for _, id := range ids {
+		var p wireProject
+		if err := r.c.get(ctx, "/api/admin/projects/"+pathEscape(id)+"/overview", &p); err != nil {
+			if isNotFound(err) {
+				r.skip("project "+id, "it is named by flags, segments or tokens but Unleash does not show it")
+				continue
+			}
+			return nil, err
+		}
+		p.ID = id
+		out = append(out, p)
+	}
+	return out, nil
 }
 
 func (r *reader) featureTypes(ctx context.Context) error {
@@ -418,6 +500,28 @@ func (r *reader) flags(ctx context.Context) error {
 				wf.Project = p.ID
 			}
 			flag := r.flag(wf)
+			// The flag's answer lists variants sorted by name; SDKs get
+			// them in stored order, which decides who gets which variant.
+			// The environment's own variants route keeps that order.
+			for i, e := range flag.Envs {
+				if len(e.Variants) < 2 {
+					continue
+				}
+				var vs struct {
+					Variants []clientapi.Variant `json:"variants"`
+				}
+				path := "/api/admin/projects/" + pathEscape(p.ID) + "/features/" + pathEscape(f.Name) + "/environments/" + pathEscape(e.Environment) + "/variants"
+				if err := r.c.get(ctx, path, &vs); err != nil {
+					if isNotFound(err) {
+						r.skip("variants of "+f.Name+" in "+e.Environment, "their stored order could not be read (404); they are carried sorted by name, which may give users other variants")
+						continue
+					}
+					return err
+				}
+				if len(vs.Variants) == len(e.Variants) {
+					flag.Envs[i].Variants = vs.Variants
+				}
+			}
 			// Tags are in the flag's answer from 5.x on; older servers
 			// have them only here.
 			if wf.Tags == nil {
