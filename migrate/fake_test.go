@@ -99,9 +99,15 @@ func fixture() map[string]any {
 			obj{"name": "production", "type": "production", "enabled": true, "protected": false, "sortOrder": 2},
 			obj{"name": "staging", "type": "test", "enabled": true, "protected": false, "sortOrder": 3},
 		}},
+		// As the open-source server does, the list shows "default" only;
+		// payments is found through its flags and read from its overview.
 		"/api/admin/projects": obj{"version": 1, "projects": arr{
 			obj{"id": "default", "name": "Default", "description": "Default project", "mode": "open", "defaultStickiness": "default"},
-			obj{"id": "payments", "name": "Payments", "description": "money", "mode": "protected", "defaultStickiness": "userId"},
+		}},
+		"/api/admin/projects/payments/overview": obj{"name": "Payments", "description": "money", "mode": "protected", "defaultStickiness": "userId", "environments": arr{}},
+		"/api/admin/search/features?archived=IS:false": obj{"total": 5, "features": arr{
+			obj{"name": "checkout", "project": "default"}, obj{"name": "checkout-v2", "project": "default"},
+			obj{"name": "banner", "project": "default"}, obj{"name": "pay-later", "project": "payments"},
 		}},
 		"/api/admin/environments/project/default": obj{"version": 1, "environments": arr{
 			obj{"name": "development", "type": "development", "enabled": true, "protected": false, "sortOrder": 1, "visible": true},
@@ -156,6 +162,12 @@ func fixture() map[string]any {
 				obj{"name": "production", "enabled": false, "strategies": arr{}, "variants": arr{}},
 			},
 		},
+		// The flag's answer sorts variants by name; this route keeps the
+		// stored order that SDKs get.
+		"/api/admin/projects/default/features/checkout/environments/development/variants": obj{"version": 1, "variants": arr{
+			obj{"name": "b", "weight": 500, "weightType": "variable", "stickiness": "default"},
+			obj{"name": "a", "weight": 500, "weightType": "variable", "stickiness": "default", "payload": obj{"type": "string", "value": "A"}, "overrides": arr{obj{"contextName": "userId", "values": arr{"u9"}}}},
+		}},
 		"/api/admin/projects/default/features/checkout-v2": obj{
 			"name": "checkout-v2", "type": "experiment", "project": "default",
 			"dependencies": arr{obj{"feature": "checkout", "enabled": true, "variants": arr{"a"}}},

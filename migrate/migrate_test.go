@@ -146,7 +146,7 @@ func TestFromUnleashMapsEveryKind(t *testing.T) {
 	fe := read(t, st, func(ctx context.Context, r store.Reader) (store.FeatureEnvironment, error) {
 		return r.GetFeatureEnvironment(ctx, "checkout", "development")
 	})
-	if !fe.Enabled || len(fe.Variants) != 2 || fe.Variants[0].Overrides[0].Values[0] != "u9" || fe.Variants[0].Payload.Value != "A" {
+	if !fe.Enabled || len(fe.Variants) != 2 || fe.Variants[0].Name != "b" || fe.Variants[1].Overrides[0].Values[0] != "u9" || fe.Variants[1].Payload.Value != "A" {
 		t.Errorf("checkout in development: %s", asJSON(fe))
 	}
 	checkout := read(t, st, func(ctx context.Context, r store.Reader) (store.Feature, error) { return r.GetFeature(ctx, "checkout") })
@@ -414,8 +414,8 @@ func clientPayload() clientapi.Features {
 				Segments:    []int{7},
 				Variants:    []clientapi.Variant{{Name: "blue", Weight: 1000, WeightType: "variable", Stickiness: "default", Payload: &clientapi.Payload{Type: "json", Value: `{"c":1}`}}}},
 		}, Variants: []clientapi.Variant{
-			{Name: "a", Weight: 500, WeightType: "variable", Stickiness: "default", Payload: &clientapi.Payload{Type: "string", Value: "A"}, Overrides: []clientapi.Override{{ContextName: "userId", Values: []string{"u9"}}}},
 			{Name: "b", Weight: 500, WeightType: "variable", Stickiness: "default"},
+			{Name: "a", Weight: 500, WeightType: "variable", Stickiness: "default", Payload: &clientapi.Payload{Type: "string", Value: "A"}, Overrides: []clientapi.Override{{ContextName: "userId", Values: []string{"u9"}}}},
 		}},
 		{Name: "checkout-v2", Type: "experiment", Enabled: true, Strategies: []clientapi.Strategy{
 			{ID: "6d3f6f0e-0d6c-4b3a-9d7b-5b8f6f1e2a03", Name: "default", SortOrder: &zero, Parameters: clientapi.Parameters{}, Constraints: []clientapi.Constraint{
