@@ -65,13 +65,16 @@ func (r *Report) count(kind, outcome string) {
 
 // applier writes a Source into a store.
 type applier struct {
-	st     store.Store
-	src    *Source
-	merge  bool
-	dry    bool
-	logf   func(string, ...any)
-	note   string
-	report *Report
+	st    store.Store
+	src   *Source
+	merge bool
+	dry   bool
+	logf  func(string, ...any)
+	// progress, when set, shows how many flags are done instead of a log
+	// line every 25.
+	progress func(done, total int)
+	note     string
+	report   *Report
 	// segmentIDs maps a source segment id to the id in the target.
 	segmentIDs map[int]int
 	// flags that were refused (name clash); their dependencies are not
@@ -84,9 +87,9 @@ type applier struct {
 // apply writes src into st: each object in its own transaction with its
 // audit events, or everything in one transaction that is rolled back when
 // dry.
-func apply(ctx context.Context, st store.Store, src *Source, merge, dry bool, logf func(string, ...any)) (*Report, error) {
+func apply(ctx context.Context, st store.Store, src *Source, merge, dry bool, logf func(string, ...any), progress func(done, total int)) (*Report, error) {
 	a := &applier{
-		st: st, src: src, merge: merge, dry: dry, logf: logf,
+		st: st, src: src, merge: merge, dry: dry, logf: logf, progress: progress,
 		note:       "migrated from Unleash at " + src.URL,
 		report:     &Report{DryRun: dry},
 		segmentIDs: map[int]int{},
@@ -582,7 +585,10 @@ func (a *applier) flags(ctx context.Context) error {
 		if err := a.step(ctx, "flag", f.Name, func(tx store.Tx) (string, []store.Event, error) { return a.flag(ctx, tx, f) }); err != nil {
 			return err
 		}
-		if (i+1)%25 == 0 || i+1 == len(a.src.Flags) {
+		switch {
+		case a.progress != nil:
+			a.progress(i+1, len(a.src.Flags))
+		case (i+1)%25 == 0 || i+1 == len(a.src.Flags):
 			a.logf("flags: %d of %d done", i+1, len(a.src.Flags))
 		}
 	}

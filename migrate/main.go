@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -161,11 +162,41 @@ func fromUnleash(ctx context.Context, args []string, env func(string) string, st
 		return fmt.Errorf("opening the target database: %w", err)
 	}
 	defer st.Close()
-	report, err := Run(ctx, st, Options{URL: base, Token: *token, DryRun: *dry, Merge: *merge, Logf: logf})
+	opts := Options{URL: base, Token: *token, DryRun: *dry, Merge: *merge, Logf: logf}
+	if isTerminal(stderr) {
+		opts.Progress = progressBar(stderr)
+	}
+	report, err := Run(ctx, st, opts)
 	if report != nil {
 		printReport(stdout, report)
 	}
 	return err
+}
+
+// isTerminal reports whether w is a terminal, where a progress bar can
+// redraw itself; elsewhere (files, CI logs) progress goes in log lines.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// progressBar redraws one line: a bar and the count of flags written.
+func progressBar(w io.Writer) func(done, total int) {
+	return func(done, total int) {
+		const width = 30
+		filled := width
+		if total > 0 {
+			filled = done * width / total
+		}
+		fmt.Fprintf(w, "\r[%s%s] %d/%d flags", strings.Repeat("#", filled), strings.Repeat(".", width-filled), done, total)
+		if done == total {
+			fmt.Fprintln(w)
+		}
+	}
 }
 
 // Options of one migration run.
@@ -174,6 +205,9 @@ type Options struct {
 	DryRun, Merge bool
 	// Logf receives progress lines; nil discards them.
 	Logf func(format string, args ...any)
+	// Progress, when set, is told how many flags are written so far,
+	// instead of a log line every 25 flags.
+	Progress func(done, total int)
 	// client overrides the HTTP client's retry settings in tests.
 	client func(*client)
 }
@@ -198,7 +232,7 @@ func Run(ctx context.Context, st store.Store, o Options) (*Report, error) {
 	if o.DryRun {
 		logf("dry run: nothing is written")
 	}
-	return apply(ctx, st, src, o.Merge, o.DryRun, logf)
+	return apply(ctx, st, src, o.Merge, o.DryRun, logf, o.Progress)
 }
 
 // printReport writes the summary table and what was not carried.

@@ -527,3 +527,17 @@ func TestMainFromUnleash(t *testing.T) {
 		t.Fatalf("second run: exit %d\n%s", code, stderr.String())
 	}
 }
+
+func TestProgressBar(t *testing.T) {
+	var out bytes.Buffer
+	bar := progressBar(&out)
+	bar(1, 4)
+	bar(4, 4)
+	want := "\r[#######.......................] 1/4 flags\r[##############################] 4/4 flags\n"
+	if out.String() != want {
+		t.Errorf("progress bar %q, want %q", out.String(), want)
+	}
+	if isTerminal(&out) {
+		t.Error("a buffer counted as a terminal")
+	}
+}
