@@ -541,3 +541,51 @@ func TestProgressBar(t *testing.T) {
 		t.Error("a buffer counted as a terminal")
 	}
 }
+
+// A segment id that the target uses for another segment is mapped to a new
+// id, consistently in every strategy, and SDKs still get the same answers.
+func TestSegmentIDTakenInTarget(t *testing.T) {
+	u := newFakeUnleash(t)
+	u.set("/api/client/features", clientPayload())
+	st := openStore(t)
+	err := st.Update(t.Context(), func(tx store.Tx) error {
+		if _, err := tx.CreateSegment(t.Context(), store.Segment{ID: 7, Name: "local", Constraints: []clientapi.Constraint{}}); err != nil {
+			return err
+		}
+		_, err := tx.AppendEvent(t.Context(), store.Event{Type: "segment-created", CreatedBy: "test"})
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := run(t, st, u, true, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !hasNote(r, "segment beta", "id 7 is taken") {
+		t.Errorf("notes: %+v", r.NotCarried)
+	}
+	segs := read(t, st, func(ctx context.Context, r store.Reader) ([]store.Segment, error) { return r.ListSegments(ctx, store.SegmentFilter{}) })
+	betaID := 0
+	for _, s := range segs {
+		if s.Name == "beta" {
+			betaID = s.ID
+		}
+	}
+	if betaID == 0 || betaID == 7 {
+		t.Fatalf("segments: %+v", segs)
+	}
+	s := read(t, st, func(ctx context.Context, r store.Reader) (store.Strategy, error) {
+		return r.GetStrategy(ctx, "6d3f6f0e-0d6c-4b3a-9d7b-5b8f6f1e2a01")
+	})
+	if asJSON(s.Segments) != fmt.Sprintf("[%d]", betaID) {
+		t.Errorf("strategy segments %v, want [%d]", s.Segments, betaID)
+	}
+	if again, err := run(t, st, u, true, false); err != nil || again.Changes != 0 {
+		t.Errorf("second run: %v, %d changes", err, again.Changes)
+	}
+	diffs, err := Verify(t.Context(), VerifyOptions{UnleashURL: u.srv.URL, SignalboxURL: signalbox(t, st), ClientTokens: []string{clientToken}, Contexts: 300, client: fast})
+	if err != nil || len(diffs) != 0 {
+		t.Errorf("verify: %v %+v", err, diffs)
+	}
+}
