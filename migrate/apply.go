@@ -80,6 +80,8 @@ type applier struct {
 	// flags that were refused (name clash); their dependencies are not
 	// written either.
 	refused map[string]bool
+	// userIDs maps a source user id to the id in the target.
+	userIDs map[int]int
 	// tx is the one transaction of a dry run.
 	tx store.Tx
 }
@@ -94,6 +96,7 @@ func apply(ctx context.Context, st store.Store, src *Source, merge, dry bool, lo
 		report:     &Report{DryRun: dry},
 		segmentIDs: map[int]int{},
 		refused:    map[string]bool{},
+		userIDs:    map[int]int{},
 	}
 	if err := a.checkTarget(ctx); err != nil {
 		return nil, err
@@ -227,7 +230,7 @@ func same(a, b any) bool {
 func (a *applier) all(ctx context.Context) error {
 	steps := []func(context.Context) error{
 		a.recordSource, a.environments, a.projects, a.featureTypes, a.tagTypes, a.contextFields,
-		a.strategyDefinitions, a.segments, a.flags, a.dependencies, a.tokens, a.users,
+		a.strategyDefinitions, a.segments, a.flags, a.dependencies, a.tokens, a.users, a.grants,
 	}
 	for _, s := range steps {
 		if err := s(ctx); err != nil {
@@ -891,14 +894,17 @@ func (a *applier) users(ctx context.Context) error {
 			summary := map[string]any{"name": want.Name, "email": want.Email, "username": want.Username, "rootRole": role}
 			cur, err := tx.GetUserByLogin(ctx, login)
 			if apierr.Is(err, apierr.NotFound) {
-				if _, err := tx.CreateUser(ctx, want); err != nil {
+				made, err := tx.CreateUser(ctx, want)
+				if err != nil {
 					return "", nil, err
 				}
+				a.userIDs[u.SourceID] = made.ID
 				return created, []store.Event{a.event("user-created", "", "", "", summary)}, nil
 			}
 			if err != nil {
 				return "", nil, err
 			}
+			a.userIDs[u.SourceID] = cur.ID
 			if cur.Name == want.Name && cur.RootRole == want.RootRole && cur.Email == want.Email && cur.Username == want.Username {
 				return unchanged, nil, nil
 			}
@@ -927,4 +933,42 @@ func normalTemplate(t *store.StrategyTemplate) *store.StrategyTemplate {
 	n.Variants = orEmpty(n.Variants)
 	n.Segments = sortedInts(n.Segments)
 	return &n
+}
+
+// projectRoles maps Unleash's project role names to the seeded roles.
+var projectRoles = map[string]int{"Owner": store.RoleOwner, "Member": store.RoleMember}
+
+// grants gives users the project roles they hold in the source.
+func (a *applier) grants(ctx context.Context) error {
+	for _, g := range a.src.Grants {
+		name := fmt.Sprintf("%s in %s", g.RoleName, g.Project)
+		err := a.step(ctx, "project role", name, func(tx store.Tx) (string, []store.Event, error) {
+			role, ok := projectRoles[g.RoleName]
+			if !ok {
+				return a.refuse("project role", name, "custom project roles are not carried; grant an equivalent role in Signalbox")
+			}
+			user, ok := a.userIDs[g.UserID]
+			if !ok {
+				return a.refuse("project role", name, "user %d of the source was not carried", g.UserID)
+			}
+			have, err := tx.ListProjectAccess(ctx, store.AccessFilter{Project: g.Project, UserID: user})
+			if err != nil {
+				return "", nil, err
+			}
+			for _, h := range have {
+				if h.RoleID == role {
+					return unchanged, nil, nil
+				}
+			}
+			grant := store.ProjectAccess{Project: g.Project, UserID: user, RoleID: role, CreatedBy: actor}
+			if err := tx.GrantProjectRole(ctx, grant); err != nil {
+				return "", nil, err
+			}
+			return created, []store.Event{a.event("project-user-added", g.Project, "", "", map[string]any{"userId": user, "roleId": role})}, nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -209,6 +209,15 @@ func fixture() map[string]any {
 			obj{"secret": adminToken, "tokenName": "admin", "type": "admin", "environment": "*", "projects": arr{"*"}},
 			obj{"tokenName": "hidden", "type": "client", "environment": "development", "projects": arr{"*"}},
 		}},
+		// Enterprise servers have project roles.
+		"/api/admin/projects/payments/access": obj{
+			"roles": arr{obj{"id": 4, "name": "Owner", "type": "project"}, obj{"id": 5, "name": "Member", "type": "project"}, obj{"id": 12, "name": "Auditor", "type": "custom"}},
+			"users": arr{
+				obj{"id": 2, "email": "alice@example.com", "roleId": 4, "roles": arr{4}},
+				obj{"id": 3, "email": "bob@example.com", "roleId": 5, "roles": arr{5, 12}},
+			},
+			"groups": arr{},
+		},
 		"/api/admin/user-admin": obj{
 			"rootRoles": arr{obj{"id": 1, "name": "Admin", "type": "root"}, obj{"id": 2, "name": "Editor", "type": "root"}, obj{"id": 3, "name": "Viewer", "type": "root"}, obj{"id": 10, "name": "Auditor", "type": "root-custom"}},
 			"users": arr{

@@ -203,6 +203,20 @@ func TestFromUnleashMapsEveryKind(t *testing.T) {
 		t.Errorf("notes: %+v", report.NotCarried)
 	}
 
+	access := read(t, st, func(ctx context.Context, r store.Reader) ([]store.ProjectAccess, error) {
+		return r.ListProjectAccess(ctx, store.AccessFilter{Project: "payments"})
+	})
+	var grants []string
+	for _, g := range access {
+		grants = append(grants, fmt.Sprintf("%d:%d", g.UserID, g.RoleID))
+	}
+	if got, want := strings.Join(grants, " "), fmt.Sprintf("%d:%d %d:%d", alice.ID, store.RoleOwner, bob.ID, store.RoleMember); got != want {
+		t.Errorf("project roles %s, want %s", got, want)
+	}
+	if !hasNote(report, "project role Auditor in payments", "custom project roles") {
+		t.Errorf("custom project role not listed: %+v", report.NotCarried)
+	}
+
 	events := read(t, st, func(ctx context.Context, r store.Reader) ([]store.Event, error) {
 		return r.ListEvents(ctx, store.EventFilter{Feature: "checkout"})
 	})
@@ -565,7 +579,9 @@ func TestSegmentIDTakenInTarget(t *testing.T) {
 	if !hasNote(r, "segment beta", "id 7 is taken") {
 		t.Errorf("notes: %+v", r.NotCarried)
 	}
-	segs := read(t, st, func(ctx context.Context, r store.Reader) ([]store.Segment, error) { return r.ListSegments(ctx, store.SegmentFilter{}) })
+	segs := read(t, st, func(ctx context.Context, r store.Reader) ([]store.Segment, error) {
+		return r.ListSegments(ctx, store.SegmentFilter{})
+	})
 	betaID := 0
 	for _, s := range segs {
 		if s.Name == "beta" {

@@ -27,6 +27,8 @@ type Source struct {
 	Flags         []sourceFlag
 	Tokens        []sourceToken
 	Users         []sourceUser
+	// Grants are users' project roles, where the source has them.
+	Grants []sourceGrant
 	// Skipped lists what is not carried over, with the reason.
 	Skipped []Note
 }
@@ -60,6 +62,14 @@ type sourceFlagEnv struct {
 type sourceToken struct {
 	Secret string
 	store.APIToken
+}
+
+// sourceGrant is a project role held by a user, by the user's source id
+// and the role's name.
+type sourceGrant struct {
+	Project  string
+	UserID   int
+	RoleName string
 }
 
 type sourceUser struct {
@@ -741,12 +751,39 @@ func (r *reader) enterprise(ctx context.Context) error {
 		}
 	}
 	for _, p := range r.src.Projects {
+		var access struct {
+			Roles []wireRole `json:"roles"`
+			Users []struct {
+				ID     int   `json:"id"`
+				RoleID int   `json:"roleId"`
+				Roles  []int `json:"roles"`
+			} `json:"users"`
+		}
+		ok, err := r.optional(ctx, "project roles of "+p.ID, "/api/admin/projects/"+pathEscape(p.ID)+"/access", &access)
+		if err != nil {
+			return err
+		}
+		if ok {
+			names := map[int]string{}
+			for _, ro := range access.Roles {
+				names[ro.ID] = ro.Name
+			}
+			for _, u := range access.Users {
+				roles := u.Roles
+				if len(roles) == 0 && u.RoleID != 0 {
+					roles = []int{u.RoleID}
+				}
+				for _, id := range roles {
+					r.src.Grants = append(r.src.Grants, sourceGrant{Project: p.ID, UserID: u.ID, RoleName: names[id]})
+				}
+			}
+		}
 		var crs []struct {
 			Environment       string `json:"environment"`
 			ChangeRequestsOn  bool   `json:"changeRequestEnabled"`
 			RequiredApprovals int    `json:"requiredApprovals"`
 		}
-		ok, err := r.optional(ctx, "change-request settings of "+p.ID, "/api/admin/projects/"+pathEscape(p.ID)+"/change-requests/config", &crs)
+		ok, err = r.optional(ctx, "change-request settings of "+p.ID, "/api/admin/projects/"+pathEscape(p.ID)+"/change-requests/config", &crs)
 		if err != nil {
 			return err
 		}
