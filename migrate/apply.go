@@ -101,9 +101,7 @@ func apply(ctx context.Context, st store.Store, src *Source, merge, dry bool, lo
 	if err := a.checkTarget(ctx); err != nil {
 		return nil, err
 	}
-	for _, n := range src.Skipped {
-		a.report.NotCarried = append(a.report.NotCarried, n)
-	}
+	a.report.NotCarried = append(a.report.NotCarried, src.Skipped...)
 	if !dry {
 		return a.report, a.all(ctx)
 	}

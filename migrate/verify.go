@@ -20,7 +20,7 @@ import (
 )
 
 // ErrDifferent is returned by Verify when the two servers disagree.
-var ErrDifferent = errors.New("Unleash and Signalbox differ")
+var ErrDifferent = errors.New("the answers of the two servers differ")
 
 // VerifyOptions name the two servers and the client tokens to compare with.
 type VerifyOptions struct {
@@ -68,7 +68,7 @@ func Verify(ctx context.Context, o VerifyOptions) ([]Difference, error) {
 		}
 		src, err := fetchFrom(o.UnleashURL)
 		if err != nil {
-			return nil, fmt.Errorf("Unleash: %w", err)
+			return nil, fmt.Errorf("reading the source Unleash: %w", err)
 		}
 		dst, err := fetchFrom(o.SignalboxURL)
 		if err != nil {
