@@ -518,4 +518,42 @@ func TestMigrateFromRealUnleash(t *testing.T) {
 	if code != 0 || !strings.Contains(stdout, "\n0 objects created or updated") {
 		t.Errorf("second run: exit %d\n%s\n%s", code, stdout, stderr)
 	}
+
+	// A flag switched off in Unleash afterwards: verify sees it (Unleash
+	// serves the change once its own cache catches up), the next run
+	// carries exactly that change, and verify passes again.
+	api.call("POST", "/api/admin/projects/default/features/s-default/environments/development/off", nil)
+	verify := func() (string, int) {
+		out, errOut, code := runSignalbox(t, nil, "migrate", "verify", "--url", unleashURL, "--signalbox-url", sbURL,
+			"--client-token", clientTokens[0], "--contexts", "100")
+		return out + errOut, code
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		out, code := verify()
+		if code == 1 && strings.Contains(out, "s-default") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("verify did not see the flag switched off in Unleash: exit %d\n%s", code, out)
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	stdout, stderr, code = runSignalbox(t, env, "migrate", "from-unleash")
+	if code != 0 || !strings.Contains(stdout, "\n1 objects created or updated") {
+		t.Errorf("run after a change: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	// The running server sees what another process wrote at its next poll
+	// of the store's revision.
+	deadline = time.Now().Add(30 * time.Second)
+	for {
+		out, code := verify()
+		if code == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("verify after carrying the change: exit %d\n%s", code, out)
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
 }
