@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -161,7 +162,7 @@ func variant(name string, weight int, payload jsonObj) jsonObj {
 // flag and strategy variants with payloads, dependencies, tags, archived
 // flags, a custom strategy type, tokens and users. It returns the names
 // of the active flags and one client token per environment.
-func loadFixture(t *testing.T, api unleashAPI, db *sql.DB) ([]string, []string) {
+func loadFixture(t *testing.T, api unleashAPI, db *sql.DB) (flags, clientTokens []string, frontendToken string) {
 	// The open-source Unleash creates neither projects nor environments
 	// through its API (only its enterprise edition does); they go into its
 	// database directly, before anything refers to them.
@@ -364,7 +365,6 @@ func loadFixture(t *testing.T, api unleashAPI, db *sql.DB) ([]string, []string) 
 		active = active[:len(active)-1]
 	}
 	// Tokens: one client token per environment, a frontend token.
-	var clientTokens []string
 	for _, tk := range []jsonObj{
 		{"tokenName": "backend-dev", "type": "backend", "environment": "development", "projects": []string{"*"}},
 		{"tokenName": "backend-prod", "type": "backend", "environment": "production", "projects": []string{"default", "payments"}},
@@ -376,12 +376,15 @@ func loadFixture(t *testing.T, api unleashAPI, db *sql.DB) ([]string, []string) 
 		json.Unmarshal(api.call("POST", "/api/admin/api-tokens", tk), &res)
 		clientTokens = append(clientTokens, res.Secret)
 	}
-	api.call("POST", "/api/admin/api-tokens", jsonObj{"tokenName": "web", "type": "frontend", "environment": "development", "projects": []string{"default"}})
+	var fe struct {
+		Secret string `json:"secret"`
+	}
+	json.Unmarshal(api.call("POST", "/api/admin/api-tokens", jsonObj{"tokenName": "web", "type": "frontend", "environment": "development", "projects": []string{"default"}}), &fe)
 	// Users.
 	api.call("POST", "/api/admin/user-admin", jsonObj{"email": "editor@example.com", "name": "Eddie Editor", "rootRole": 2, "sendEmail": false})
 	api.call("POST", "/api/admin/user-admin", jsonObj{"email": "viewer@example.com", "name": "Vera Viewer", "rootRole": 3, "sendEmail": false})
 	api.call("POST", "/api/admin/user-admin", jsonObj{"username": "admin2", "name": "Second Admin", "rootRole": 1, "sendEmail": false})
-	return active, clientTokens
+	return active, clientTokens, fe.Secret
 }
 
 func sortedKeys[V any](m map[string]V) []string {
@@ -389,13 +392,7 @@ func sortedKeys[V any](m map[string]V) []string {
 	for k := range m {
 		out = append(out, k)
 	}
-	for i := range out {
-		for j := i + 1; j < len(out); j++ {
-			if out[j] < out[i] {
-				out[i], out[j] = out[j], out[i]
-			}
-		}
-	}
+	sort.Strings(out)
 	return out
 }
 
@@ -428,7 +425,7 @@ func TestMigrateFromRealUnleash(t *testing.T) {
 	compat := requireNode(t)
 	unleashURL, db := startUnleash(t, dir)
 	api := unleashAPI{t: t, base: unleashURL}
-	flags, clientTokens := loadFixture(t, api, db)
+	flags, clientTokens, frontendToken := loadFixture(t, api, db)
 	if len(flags) < 50 {
 		t.Fatalf("the fixture has %d active flags", len(flags))
 	}
@@ -511,6 +508,45 @@ func TestMigrateFromRealUnleash(t *testing.T) {
 			}
 		}
 		t.Logf("token %s…: %d flags × %d contexts, %d answers differ", tok[:12], len(names), len(ctxs), differ)
+	}
+
+	// The frontend token, same secret, gets the same toggles from both
+	// servers' frontend API. Every context has a sessionId: without one
+	// each server draws a random one.
+	frontend := func(server, query string) string {
+		req, _ := http.NewRequest(http.MethodGet, server+"/api/frontend?"+query, nil)
+		req.Header.Set("Authorization", frontendToken)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		var body struct {
+			Toggles []struct {
+				Name    string `json:"name"`
+				Enabled bool   `json:"enabled"`
+				Variant struct {
+					Name    string             `json:"name"`
+					Enabled bool               `json:"enabled"`
+					Payload *clientapi.Payload `json:"payload"`
+				} `json:"variant"`
+			} `json:"toggles"`
+		}
+		if res.StatusCode != http.StatusOK {
+			t.Fatalf("%s/api/frontend: %d", server, res.StatusCode)
+		}
+		json.NewDecoder(res.Body).Decode(&body)
+		var lines []string
+		for _, tg := range body.Toggles {
+			lines = append(lines, fmt.Sprintf("%s %t %s %t %v", tg.Name, tg.Enabled, tg.Variant.Name, tg.Variant.Enabled, tg.Variant.Payload))
+		}
+		sort.Strings(lines)
+		return strings.Join(lines, "\n")
+	}
+	for _, q := range []string{"userId=u1&sessionId=s1", "userId=u4&sessionId=s4&properties[country]=no&properties[age]=30", "sessionId=s9&properties[email]=ops@example.com&properties[appVersion]=2.0.0"} {
+		if a, b := frontend(unleashURL, q), frontend(sbURL, q); a != b || a == "" {
+			t.Errorf("frontend API for %s:\nUnleash:\n%s\nSignalbox:\n%s", q, a, b)
+		}
 	}
 
 	// A second run changes nothing.
