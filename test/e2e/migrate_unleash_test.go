@@ -510,6 +510,32 @@ func TestMigrateFromRealUnleash(t *testing.T) {
 		t.Logf("token %s…: %d flags × %d contexts, %d answers differ", tok[:12], len(names), len(ctxs), differ)
 	}
 
+	// Strategy ids are kept, and the copied admin token works on
+	// Signalbox's admin API.
+	strategyIDs := func(server string) string {
+		api := unleashAPI{t: t, base: server}
+		var f struct {
+			Environments []struct {
+				Name       string `json:"name"`
+				Strategies []struct {
+					ID string `json:"id"`
+				} `json:"strategies"`
+			} `json:"environments"`
+		}
+		json.Unmarshal(api.call("GET", "/api/admin/projects/default/features/multi-2", nil), &f)
+		var ids []string
+		for _, e := range f.Environments {
+			for _, s := range e.Strategies {
+				ids = append(ids, e.Name+":"+s.ID)
+			}
+		}
+		sort.Strings(ids)
+		return strings.Join(ids, " ")
+	}
+	if a, b := strategyIDs(unleashURL), strategyIDs(sbURL); a != b || strings.Count(a, ":") != 3 {
+		t.Errorf("strategy ids of multi-2: Unleash %q, Signalbox %q", a, b)
+	}
+
 	// The frontend token, same secret, gets the same toggles from both
 	// servers' frontend API. Every context has a sessionId: without one
 	// each server draws a random one.
