@@ -622,6 +622,20 @@ func (a *applier) flag(ctx context.Context, tx store.Tx, f sourceFlag) (string, 
 	case cur.Project != f.Project:
 		a.refused[f.Name] = true
 		return a.refuse("flag", f.Name, "a flag of that name exists in project %q of the target; it is left as it is", cur.Project)
+	case a.merge:
+		// Merging into data of its own, the target's flag of that name is
+		// this source's only if an earlier run wrote it.
+		n, err := tx.CountEvents(ctx, store.EventFilter{Feature: f.Name, Query: a.note})
+		if err != nil {
+			return "", nil, err
+		}
+		if n == 0 {
+			a.refused[f.Name] = true
+			return a.refuse("flag", f.Name, "the target has a flag of that name that did not come from this source; it is left as it is")
+		}
+	}
+	switch {
+	case outcome == created:
 	case cur.Type != f.Type || cur.Description != f.Description || cur.Stale != f.Stale ||
 		cur.ImpressionData != f.ImpressionData || cur.Archived() != f.Archived():
 		next := cur

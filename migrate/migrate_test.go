@@ -378,6 +378,9 @@ func TestTargetWithOtherData(t *testing.T) {
 		if _, err := tx.CreateFeature(ctx, store.Feature{Name: "checkout", Project: "other", Type: "release"}); err != nil {
 			return err
 		}
+		if _, err := tx.CreateFeature(ctx, store.Feature{Name: "banner", Project: "default", Type: "operational", Description: "ours"}); err != nil {
+			return err
+		}
 		_, err := tx.AppendEvent(ctx, store.Event{Type: "feature-created", CreatedBy: "test"})
 		return err
 	})
@@ -400,6 +403,16 @@ func TestTargetWithOtherData(t *testing.T) {
 	f := read(t, st, func(ctx context.Context, r store.Reader) (store.Feature, error) { return r.GetFeature(ctx, "checkout") })
 	if f.Project != "other" {
 		t.Errorf("the target's flag was moved to %s", f.Project)
+	}
+	banner := read(t, st, func(ctx context.Context, r store.Reader) (store.Feature, error) { return r.GetFeature(ctx, "banner") })
+	if banner.Description != "ours" || banner.Type != "operational" || !hasNote(r, "flag banner", "did not come from this source") {
+		t.Errorf("the target's own flag of a source flag's name: %+v, notes %+v", banner, r.NotCarried)
+	}
+	// Merging again: the flags this source wrote are its own now, the
+	// target's are still left alone, and nothing changes.
+	again, err := run(t, st, u, true, false)
+	if err != nil || again.Changes != 0 || again.Counts["flag"][unchanged] != 3 || !hasNote(again, "flag banner", "did not come from this source") {
+		t.Errorf("second merge: %v, %d changes %v, notes %+v", err, again.Changes, again.Counts, again.NotCarried)
 	}
 	if _, err := read(t, st, func(ctx context.Context, r store.Reader) (store.Feature, error) {
 		return r.GetFeature(ctx, "pay-later")
