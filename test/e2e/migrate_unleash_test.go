@@ -73,11 +73,11 @@ func (u unleashAPI) call(method, path string, body any) []byte {
 	return out
 }
 
-type jsonObj = map[string]any
+type uObj = map[string]any
 
-// startUnleash runs unleash-server on a fresh PostgreSQL database and
+// startRealUnleash runs unleash-server on a fresh PostgreSQL database and
 // returns its base URL and the database.
-func startUnleash(t *testing.T, dir string) (string, *sql.DB) {
+func startRealUnleash(t *testing.T, dir string) (string, *sql.DB) {
 	dbURL := pgtest.Start(t)
 	u, err := url.Parse(dbURL)
 	if err != nil {
@@ -125,7 +125,7 @@ func startUnleash(t *testing.T, dir string) (string, *sql.DB) {
 
 // Every constraint operator Unleash knows, with values for a constraint
 // that some generated contexts meet and others do not.
-var unleashOperators = []jsonObj{
+var unleashOperators = []uObj{
 	{"contextName": "country", "operator": "IN", "values": []string{"no", "se"}},
 	{"contextName": "country", "operator": "NOT_IN", "values": []string{"dk"}},
 	{"contextName": "country", "operator": "IN", "values": []string{"NO"}, "caseInsensitive": true},
@@ -145,24 +145,24 @@ var unleashOperators = []jsonObj{
 	{"contextName": "userId", "operator": "IN", "values": []string{"u1", "u2", "u3"}, "inverted": true},
 }
 
-func uRollout(pct int, stickiness, group string) jsonObj {
-	return jsonObj{"name": "flexibleRollout", "parameters": jsonObj{"rollout": fmt.Sprint(pct), "stickiness": stickiness, "groupId": group}, "constraints": []any{}}
+func uRollout(pct int, stickiness, group string) uObj {
+	return uObj{"name": "flexibleRollout", "parameters": uObj{"rollout": fmt.Sprint(pct), "stickiness": stickiness, "groupId": group}, "constraints": []any{}}
 }
 
-func variant(name string, weight int, payload jsonObj) jsonObj {
-	v := jsonObj{"name": name, "weight": weight, "weightType": "variable", "stickiness": "default"}
+func uVariant(name string, weight int, payload uObj) uObj {
+	v := uObj{"name": name, "weight": weight, "weightType": "variable", "stickiness": "default"}
 	if payload != nil {
 		v["payload"] = payload
 	}
 	return v
 }
 
-// loadFixture fills a real Unleash through its admin API: two projects,
+// loadUnleashFixture fills a real Unleash through its admin API: two projects,
 // three environments, every strategy and constraint operator, segments,
 // flag and strategy variants with payloads, dependencies, tags, archived
 // flags, a custom strategy type, tokens and users. It returns the names
 // of the active flags and one client token per environment.
-func loadFixture(t *testing.T, api unleashAPI, db *sql.DB) (flags, clientTokens []string, frontendToken string) {
+func loadUnleashFixture(t *testing.T, api unleashAPI, db *sql.DB) (flags, clientTokens []string, frontendToken string) {
 	// The open-source Unleash creates neither projects nor environments
 	// through its API (only its enterprise edition does); they go into its
 	// database directly, before anything refers to them.
@@ -175,11 +175,11 @@ func loadFixture(t *testing.T, api unleashAPI, db *sql.DB) (flags, clientTokens 
 			t.Fatalf("%s: %v", q, err)
 		}
 	}
-	api.call("POST", "/api/admin/projects/default/environments", jsonObj{"environment": "staging"})
-	api.call("POST", "/api/admin/projects/payments/environments", jsonObj{"environment": "staging"})
+	api.call("POST", "/api/admin/projects/default/environments", uObj{"environment": "staging"})
+	api.call("POST", "/api/admin/projects/payments/environments", uObj{"environment": "staging"})
 
-	for _, f := range []jsonObj{
-		{"name": "country", "description": "two-letter code", "stickiness": false, "legalValues": []jsonObj{{"value": "no"}, {"value": "se", "description": "Sweden"}, {"value": "dk"}, {"value": "NO"}}},
+	for _, f := range []uObj{
+		{"name": "country", "description": "two-letter code", "stickiness": false, "legalValues": []uObj{{"value": "no"}, {"value": "se", "description": "Sweden"}, {"value": "dk"}, {"value": "NO"}}},
 		{"name": "email", "description": "e-mail"},
 		{"name": "age", "description": "years"},
 		{"name": "appVersion", "description": "version of the app"},
@@ -187,15 +187,15 @@ func loadFixture(t *testing.T, api unleashAPI, db *sql.DB) (flags, clientTokens 
 	} {
 		api.call("POST", "/api/admin/context", f)
 	}
-	api.call("POST", "/api/admin/strategies", jsonObj{"name": "byTenant", "description": "on for listed tenants",
-		"parameters": []jsonObj{{"name": "tenants", "type": "list", "description": "tenant ids", "required": true}}})
+	api.call("POST", "/api/admin/strategies", uObj{"name": "byTenant", "description": "on for listed tenants",
+		"parameters": []uObj{{"name": "tenants", "type": "list", "description": "tenant ids", "required": true}}})
 	// Unleash 8 no longer ships the older strategies that SDKs still
 	// evaluate; instances that used them define them as custom ones.
 	for name, param := range map[string]string{"userWithId": "userIds", "gradualRolloutUserId": "percentage", "gradualRolloutSessionId": "percentage", "gradualRolloutRandom": "percentage"} {
-		api.call("POST", "/api/admin/strategies", jsonObj{"name": name, "description": "older built-in",
-			"parameters": []jsonObj{{"name": param, "type": "string", "description": param, "required": false}}})
+		api.call("POST", "/api/admin/strategies", uObj{"name": name, "description": "older built-in",
+			"parameters": []uObj{{"name": param, "type": "string", "description": param, "required": false}}})
 	}
-	api.call("POST", "/api/admin/tag-types", jsonObj{"name": "team", "description": "owning team"})
+	api.call("POST", "/api/admin/tag-types", uObj{"name": "team", "description": "owning team"})
 
 	segID := func(body []byte) int {
 		var s struct {
@@ -205,29 +205,29 @@ func loadFixture(t *testing.T, api unleashAPI, db *sql.DB) (flags, clientTokens 
 		return s.ID
 	}
 	// A first segment that is then deleted, so that ids have a gap.
-	gone := segID(api.call("POST", "/api/admin/segments", jsonObj{"name": "gone", "constraints": []any{}}))
+	gone := segID(api.call("POST", "/api/admin/segments", uObj{"name": "gone", "constraints": []any{}}))
 	api.call("DELETE", fmt.Sprintf("/api/admin/segments/%d", gone), nil)
-	beta := segID(api.call("POST", "/api/admin/segments", jsonObj{"name": "beta", "description": "beta testers",
-		"constraints": []jsonObj{{"contextName": "email", "operator": "STR_ENDS_WITH", "values": []string{"example.com"}}}}))
-	adults := segID(api.call("POST", "/api/admin/segments", jsonObj{"name": "adults",
-		"constraints": []jsonObj{{"contextName": "age", "operator": "NUM_GTE", "value": "18"}}}))
-	tenants := segID(api.call("POST", "/api/admin/segments", jsonObj{"name": "tenants", "project": "payments",
-		"constraints": []jsonObj{{"contextName": "tenant", "operator": "IN", "values": []string{"t1", "t2", "t3", "t4", "t5"}}}}))
+	beta := segID(api.call("POST", "/api/admin/segments", uObj{"name": "beta", "description": "beta testers",
+		"constraints": []uObj{{"contextName": "email", "operator": "STR_ENDS_WITH", "values": []string{"example.com"}}}}))
+	adults := segID(api.call("POST", "/api/admin/segments", uObj{"name": "adults",
+		"constraints": []uObj{{"contextName": "age", "operator": "NUM_GTE", "value": "18"}}}))
+	tenants := segID(api.call("POST", "/api/admin/segments", uObj{"name": "tenants", "project": "payments",
+		"constraints": []uObj{{"contextName": "tenant", "operator": "IN", "values": []string{"t1", "t2", "t3", "t4", "t5"}}}}))
 
 	var active []string
 	flag := func(project, name, typ string) string {
-		api.call("POST", "/api/admin/projects/"+project+"/features", jsonObj{"name": name, "type": typ, "description": "flag " + name, "impressionData": len(name)%2 == 0})
+		api.call("POST", "/api/admin/projects/"+project+"/features", uObj{"name": name, "type": typ, "description": "flag " + name, "impressionData": len(name)%2 == 0})
 		active = append(active, name)
 		return "/api/admin/projects/" + project + "/features/" + name
 	}
-	strategy := func(path, env string, s jsonObj) {
+	strategy := func(path, env string, s uObj) {
 		api.call("POST", path+"/environments/"+env+"/strategies", s)
 	}
 	on := func(path, env string) { api.call("POST", path+"/environments/"+env+"/on", nil) }
 	// Unleash 8 refuses new flag-level variants (it keeps those of older
 	// versions and serves them); they are written as an older version left
 	// them, before the flag is switched on, which makes Unleash reload it.
-	variants := func(path, env string, vs []jsonObj) {
+	variants := func(path, env string, vs []uObj) {
 		b, _ := json.Marshal(vs)
 		name := path[strings.LastIndex(path, "/")+1:]
 		res, err := db.ExecContext(t.Context(), `UPDATE feature_environments SET variants = $1 WHERE feature_name = $2 AND environment = $3`, string(b), name, env)
@@ -244,7 +244,7 @@ func loadFixture(t *testing.T, api unleashAPI, db *sql.DB) (flags, clientTokens 
 		p := flag("default", fmt.Sprintf("op-%02d-%s", i, strings.ToLower(c["operator"].(string))), "release")
 		for _, env := range []string{"development", "production", "staging"} {
 			s := uRollout(100, "default", "")
-			s["constraints"] = []jsonObj{c}
+			s["constraints"] = []uObj{c}
 			strategy(p, env, s)
 			if env != "production" || i%2 == 0 {
 				on(p, env)
@@ -252,34 +252,34 @@ func loadFixture(t *testing.T, api unleashAPI, db *sql.DB) (flags, clientTokens 
 		}
 	}
 	// Every built-in strategy and the custom one.
-	strategies := map[string]jsonObj{
-		"default":                 {"name": "default", "parameters": jsonObj{}},
-		"user-with-id":            {"name": "userWithId", "parameters": jsonObj{"userIds": "u1,u5,u7"}},
-		"rollout-user-id":         {"name": "gradualRolloutUserId", "parameters": jsonObj{"percentage": "40", "groupId": "g1"}},
-		"rollout-session-id":      {"name": "gradualRolloutSessionId", "parameters": jsonObj{"percentage": "60", "groupId": "g2"}},
-		"rollout-random-all":      {"name": "gradualRolloutRandom", "parameters": jsonObj{"percentage": "100"}},
+	strategies := map[string]uObj{
+		"default":                 {"name": "default", "parameters": uObj{}},
+		"user-with-id":            {"name": "userWithId", "parameters": uObj{"userIds": "u1,u5,u7"}},
+		"rollout-user-id":         {"name": "gradualRolloutUserId", "parameters": uObj{"percentage": "40", "groupId": "g1"}},
+		"rollout-session-id":      {"name": "gradualRolloutSessionId", "parameters": uObj{"percentage": "60", "groupId": "g2"}},
+		"rollout-random-all":      {"name": "gradualRolloutRandom", "parameters": uObj{"percentage": "100"}},
 		"flexible-user":           uRollout(37, "userId", "flex"),
 		"flexible-session":        uRollout(55, "sessionId", "flex2"),
 		"flexible-default":        uRollout(25, "default", "flex3"),
 		"flexible-custom-sticky":  uRollout(50, "tenant", "flex4"),
-		"remote-address":          {"name": "remoteAddress", "parameters": jsonObj{"IPs": "10.0.0.1, 10.1.0.0/16"}},
-		"application-hostname":    {"name": "applicationHostname", "parameters": jsonObj{"hostNames": "nowhere.example"}},
-		"custom-by-tenant":        {"name": "byTenant", "parameters": jsonObj{"tenants": "t1"}},
+		"remote-address":          {"name": "remoteAddress", "parameters": uObj{"IPs": "10.0.0.1, 10.1.0.0/16"}},
+		"application-hostname":    {"name": "applicationHostname", "parameters": uObj{"hostNames": "nowhere.example"}},
+		"custom-by-tenant":        {"name": "byTenant", "parameters": uObj{"tenants": "t1"}},
 		"flexible-zero":           uRollout(0, "default", "zero"),
 		"flexible-with-segments":  uRollout(100, "default", "seg"),
 		"flexible-with-variants":  uRollout(100, "userId", "sv"),
 		"disabled-strategy-first": uRollout(100, "default", "dis"),
 	}
-	for _, name := range sortedKeys(strategies) {
+	for _, name := range uSortedKeys(strategies) {
 		s := strategies[name]
 		p := flag("default", "s-"+name, "experiment")
 		switch name {
 		case "flexible-with-segments":
 			s["segments"] = []int{beta, adults}
 		case "flexible-with-variants":
-			s["variants"] = []jsonObj{
-				variant("red", 500, jsonObj{"type": "json", "value": `{"color":"red"}`}),
-				variant("green", 500, jsonObj{"type": "number", "value": "7"}),
+			s["variants"] = []uObj{
+				uVariant("red", 500, uObj{"type": "json", "value": `{"color":"red"}`}),
+				uVariant("green", 500, uObj{"type": "number", "value": "7"}),
 			}
 			s["title"] = "coloured"
 		case "disabled-strategy-first":
@@ -287,7 +287,7 @@ func loadFixture(t *testing.T, api unleashAPI, db *sql.DB) (flags, clientTokens 
 		}
 		strategy(p, "development", s)
 		if name == "disabled-strategy-first" {
-			strategy(p, "development", jsonObj{"name": "userWithId", "parameters": jsonObj{"userIds": "u2"}})
+			strategy(p, "development", uObj{"name": "userWithId", "parameters": uObj{"userIds": "u2"}})
 		}
 		on(p, "development")
 		strategy(p, "staging", uRollout(100, "default", ""))
@@ -295,12 +295,12 @@ func loadFixture(t *testing.T, api unleashAPI, db *sql.DB) (flags, clientTokens 
 	}
 	// Flag-level variants with every payload type, fixed weights and
 	// overrides.
-	for i, vs := range [][]jsonObj{
-		{variant("a", 500, jsonObj{"type": "string", "value": "A"}), variant("b", 500, jsonObj{"type": "json", "value": `{"b":true}`})},
-		{variant("one", 300, jsonObj{"type": "csv", "value": "x,y"}), variant("two", 700, jsonObj{"type": "number", "value": "2"})},
-		{{"name": "fixed", "weight": 200, "weightType": "fix", "stickiness": "default"}, variant("rest", 800, nil)},
-		{{"name": "vip", "weight": 500, "weightType": "variable", "stickiness": "default", "overrides": []jsonObj{{"contextName": "userId", "values": []string{"u4", "u9"}}}}, variant("plain", 500, nil)},
-		{{"name": "by-tenant", "weight": 1000, "weightType": "variable", "stickiness": "tenant", "payload": jsonObj{"type": "string", "value": "t"}}},
+	for i, vs := range [][]uObj{
+		{uVariant("a", 500, uObj{"type": "string", "value": "A"}), uVariant("b", 500, uObj{"type": "json", "value": `{"b":true}`})},
+		{uVariant("one", 300, uObj{"type": "csv", "value": "x,y"}), uVariant("two", 700, uObj{"type": "number", "value": "2"})},
+		{{"name": "fixed", "weight": 200, "weightType": "fix", "stickiness": "default"}, uVariant("rest", 800, nil)},
+		{{"name": "vip", "weight": 500, "weightType": "variable", "stickiness": "default", "overrides": []uObj{{"contextName": "userId", "values": []string{"u4", "u9"}}}}, uVariant("plain", 500, nil)},
+		{{"name": "by-tenant", "weight": 1000, "weightType": "variable", "stickiness": "tenant", "payload": uObj{"type": "string", "value": "t"}}},
 	} {
 		p := flag("default", fmt.Sprintf("v-%d", i), "experiment")
 		for _, env := range []string{"development", "staging"} {
@@ -312,10 +312,10 @@ func loadFixture(t *testing.T, api unleashAPI, db *sql.DB) (flags, clientTokens 
 	// Strategy order and several strategies per flag.
 	for i := range 4 {
 		p := flag("default", fmt.Sprintf("multi-%d", i), "release")
-		strategy(p, "development", jsonObj{"name": "userWithId", "parameters": jsonObj{"userIds": "u3"}, "sortOrder": 2})
+		strategy(p, "development", uObj{"name": "userWithId", "parameters": uObj{"userIds": "u3"}, "sortOrder": 2})
 		strategy(p, "development", uRollout(10*(i+1), "userId", "m"))
 		s := uRollout(100, "default", "")
-		s["constraints"] = []jsonObj{unleashOperators[i]}
+		s["constraints"] = []uObj{unleashOperators[i]}
 		s["sortOrder"] = 1
 		strategy(p, "development", s)
 		on(p, "development")
@@ -323,9 +323,9 @@ func loadFixture(t *testing.T, api unleashAPI, db *sql.DB) (flags, clientTokens 
 	// Dependencies.
 	parent := flag("default", "dep-parent", "release")
 	strategy(parent, "development", uRollout(50, "userId", "parent"))
-	variants(parent, "development", []jsonObj{variant("left", 500, nil), variant("right", 500, nil)})
+	variants(parent, "development", []uObj{uVariant("left", 500, nil), uVariant("right", 500, nil)})
 	on(parent, "development")
-	for i, dep := range []jsonObj{
+	for i, dep := range []uObj{
 		{"feature": "dep-parent"},
 		{"feature": "dep-parent", "enabled": false},
 		{"feature": "dep-parent", "variants": []string{"left"}},
@@ -337,10 +337,10 @@ func loadFixture(t *testing.T, api unleashAPI, db *sql.DB) (flags, clientTokens 
 	}
 	// Tags and a stale flag.
 	tagged := flag("default", "tagged", "operational")
-	api.call("POST", "/api/admin/features/tagged/tags", jsonObj{"type": "team", "value": "web"})
-	api.call("POST", "/api/admin/features/tagged/tags", jsonObj{"type": "simple", "value": "ui"})
-	api.call("POST", "/api/admin/projects/default/stale", jsonObj{"features": []string{"tagged"}, "stale": true})
-	strategy(tagged, "production", jsonObj{"name": "default", "parameters": jsonObj{}})
+	api.call("POST", "/api/admin/features/tagged/tags", uObj{"type": "team", "value": "web"})
+	api.call("POST", "/api/admin/features/tagged/tags", uObj{"type": "simple", "value": "ui"})
+	api.call("POST", "/api/admin/projects/default/stale", uObj{"features": []string{"tagged"}, "stale": true})
+	strategy(tagged, "production", uObj{"name": "default", "parameters": uObj{}})
 	on(tagged, "production")
 	// The payments project.
 	for i := range 8 {
@@ -348,10 +348,10 @@ func loadFixture(t *testing.T, api unleashAPI, db *sql.DB) (flags, clientTokens 
 		s := uRollout(20*(i%5+1), "tenant", "pay")
 		s["segments"] = []int{tenants}
 		if i%3 == 0 {
-			s["constraints"] = []jsonObj{unleashOperators[(i+5)%len(unleashOperators)]}
+			s["constraints"] = []uObj{unleashOperators[(i+5)%len(unleashOperators)]}
 		}
 		strategy(p, "development", s)
-		strategy(p, "production", jsonObj{"name": "byTenant", "parameters": jsonObj{"tenants": "t2"}})
+		strategy(p, "production", uObj{"name": "byTenant", "parameters": uObj{"tenants": "t2"}})
 		on(p, "development")
 		if i%2 == 0 {
 			on(p, "production")
@@ -365,7 +365,7 @@ func loadFixture(t *testing.T, api unleashAPI, db *sql.DB) (flags, clientTokens 
 		active = active[:len(active)-1]
 	}
 	// Tokens: one client token per environment, a frontend token.
-	for _, tk := range []jsonObj{
+	for _, tk := range []uObj{
 		{"tokenName": "backend-dev", "type": "backend", "environment": "development", "projects": []string{"*"}},
 		{"tokenName": "backend-prod", "type": "backend", "environment": "production", "projects": []string{"default", "payments"}},
 		{"tokenName": "backend-staging", "type": "backend", "environment": "staging", "projects": []string{"default"}},
@@ -379,15 +379,15 @@ func loadFixture(t *testing.T, api unleashAPI, db *sql.DB) (flags, clientTokens 
 	var fe struct {
 		Secret string `json:"secret"`
 	}
-	json.Unmarshal(api.call("POST", "/api/admin/api-tokens", jsonObj{"tokenName": "web", "type": "frontend", "environment": "development", "projects": []string{"default"}}), &fe)
+	json.Unmarshal(api.call("POST", "/api/admin/api-tokens", uObj{"tokenName": "web", "type": "frontend", "environment": "development", "projects": []string{"default"}}), &fe)
 	// Users.
-	api.call("POST", "/api/admin/user-admin", jsonObj{"email": "editor@example.com", "name": "Eddie Editor", "rootRole": 2, "sendEmail": false})
-	api.call("POST", "/api/admin/user-admin", jsonObj{"email": "viewer@example.com", "name": "Vera Viewer", "rootRole": 3, "sendEmail": false})
-	api.call("POST", "/api/admin/user-admin", jsonObj{"username": "admin2", "name": "Second Admin", "rootRole": 1, "sendEmail": false})
+	api.call("POST", "/api/admin/user-admin", uObj{"email": "editor@example.com", "name": "Eddie Editor", "rootRole": 2, "sendEmail": false})
+	api.call("POST", "/api/admin/user-admin", uObj{"email": "viewer@example.com", "name": "Vera Viewer", "rootRole": 3, "sendEmail": false})
+	api.call("POST", "/api/admin/user-admin", uObj{"username": "admin2", "name": "Second Admin", "rootRole": 1, "sendEmail": false})
 	return active, clientTokens, fe.Secret
 }
 
-func sortedKeys[V any](m map[string]V) []string {
+func uSortedKeys[V any](m map[string]V) []string {
 	var out []string
 	for k := range m {
 		out = append(out, k)
@@ -396,8 +396,8 @@ func sortedKeys[V any](m map[string]V) []string {
 	return out
 }
 
-// runSignalbox runs the signalbox binary to completion.
-func runSignalbox(t *testing.T, env []string, args ...string) (string, string, int) {
+// runMigrateCmd runs the signalbox binary to completion.
+func runMigrateCmd(t *testing.T, env []string, args ...string) (string, string, int) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
 	defer cancel()
@@ -423,20 +423,20 @@ func runSignalbox(t *testing.T, env []string, args ...string) (string, string, i
 func TestMigrateFromRealUnleash(t *testing.T) {
 	dir := requireUnleash(t)
 	compat := requireNode(t)
-	unleashURL, db := startUnleash(t, dir)
+	unleashURL, db := startRealUnleash(t, dir)
 	api := unleashAPI{t: t, base: unleashURL}
-	flags, clientTokens, frontendToken := loadFixture(t, api, db)
+	flags, clientTokens, frontendToken := loadUnleashFixture(t, api, db)
 	if len(flags) < 50 {
 		t.Fatalf("the fixture has %d active flags", len(flags))
 	}
 
 	dataDir := t.TempDir()
 	env := []string{"DATA_DIR=" + dataDir, "UNLEASH_SOURCE_URL=" + unleashURL, "UNLEASH_SOURCE_TOKEN=" + unleashAdmin}
-	stdout, stderr, code := runSignalbox(t, env, "migrate", "from-unleash", "--dry-run")
+	stdout, stderr, code := runMigrateCmd(t, env, "migrate", "from-unleash", "--dry-run")
 	if code != 0 || !strings.Contains(stdout, "Dry run") {
 		t.Fatalf("dry run: exit %d\n%s\n%s", code, stdout, stderr)
 	}
-	stdout, stderr, code = runSignalbox(t, env, "migrate", "from-unleash")
+	stdout, stderr, code = runMigrateCmd(t, env, "migrate", "from-unleash")
 	if code != 0 {
 		t.Fatalf("migration: exit %d\n%s\n%s", code, stdout, stderr)
 	}
@@ -450,7 +450,7 @@ func TestMigrateFromRealUnleash(t *testing.T) {
 	sbURL := base(port)
 	waitFor(t, sbURL+"/health", http.StatusOK, srv)
 
-	stdout, stderr, code = runSignalbox(t, nil, "migrate", "verify", "--url", unleashURL, "--signalbox-url", sbURL,
+	stdout, stderr, code = runMigrateCmd(t, nil, "migrate", "verify", "--url", unleashURL, "--signalbox-url", sbURL,
 		"--client-token", strings.Join(clientTokens, ","), "--contexts", "600")
 	if code != 0 {
 		t.Fatalf("verify: exit %d\n%s\n%s", code, stdout, stderr)
@@ -471,16 +471,16 @@ func TestMigrateFromRealUnleash(t *testing.T) {
 		for _, f := range payload.Features {
 			names = append(names, f.Name)
 		}
-		var ctxs []jsonObj
+		var ctxs []uObj
 		for _, c := range migrate.GenerateContexts(&payload, 520, 3) {
-			w := jsonObj{"userId": c.UserID, "sessionId": c.SessionID, "remoteAddress": c.RemoteAddress, "appName": c.AppName, "environment": c.Environment, "properties": c.Properties}
+			w := uObj{"userId": c.UserID, "sessionId": c.SessionID, "remoteAddress": c.RemoteAddress, "appName": c.AppName, "environment": c.Environment, "properties": c.Properties}
 			if !c.CurrentTime.IsZero() {
 				w["currentTime"] = c.CurrentTime.Format(time.RFC3339)
 			}
 			ctxs = append(ctxs, w)
 		}
 		casesFile := filepath.Join(t.TempDir(), "cases.json")
-		data, _ := json.Marshal(jsonObj{"flags": names, "contexts": ctxs})
+		data, _ := json.Marshal(uObj{"flags": names, "contexts": ctxs})
 		if err := os.WriteFile(casesFile, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -576,7 +576,7 @@ func TestMigrateFromRealUnleash(t *testing.T) {
 	}
 
 	// A second run changes nothing.
-	stdout, stderr, code = runSignalbox(t, env, "migrate", "from-unleash")
+	stdout, stderr, code = runMigrateCmd(t, env, "migrate", "from-unleash")
 	if code != 0 || !strings.Contains(stdout, "\n0 objects created or updated") {
 		t.Errorf("second run: exit %d\n%s\n%s", code, stdout, stderr)
 	}
@@ -586,7 +586,7 @@ func TestMigrateFromRealUnleash(t *testing.T) {
 	// carries exactly that change, and verify passes again.
 	api.call("POST", "/api/admin/projects/default/features/s-default/environments/development/off", nil)
 	verify := func() (string, int) {
-		out, errOut, code := runSignalbox(t, nil, "migrate", "verify", "--url", unleashURL, "--signalbox-url", sbURL,
+		out, errOut, code := runMigrateCmd(t, nil, "migrate", "verify", "--url", unleashURL, "--signalbox-url", sbURL,
 			"--client-token", clientTokens[0], "--contexts", "100")
 		return out + errOut, code
 	}
@@ -601,7 +601,7 @@ func TestMigrateFromRealUnleash(t *testing.T) {
 		}
 		time.Sleep(500 * time.Millisecond)
 	}
-	stdout, stderr, code = runSignalbox(t, env, "migrate", "from-unleash")
+	stdout, stderr, code = runMigrateCmd(t, env, "migrate", "from-unleash")
 	if code != 0 || !strings.Contains(stdout, "\n1 objects created or updated") {
 		t.Errorf("run after a change: exit %d\n%s\n%s", code, stdout, stderr)
 	}
