@@ -36,6 +36,10 @@ fi
 if command -v npm >/dev/null 2>&1; then
 	say "npm clients for the compatibility tests"
 	(cd test/compat && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
+	# The migration test copies a real Unleash server (pinned in
+	# test/unleash/package-lock.json), kept apart so the clients stay small.
+	say "Unleash server for the migration test"
+	(cd test/unleash && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
 elif [ -n "${CI:-}" ]; then
 	echo "test.sh: node and npm are needed for the compatibility tests" >&2
 	exit 1

@@ -9,7 +9,8 @@ import (
 
 // Segment is a named, reusable list of constraints.
 type Segment struct {
-	// ID is assigned by CreateSegment.
+	// ID is assigned by CreateSegment unless given: a copied segment keeps
+	// the id SDK payloads know it by.
 	ID          int
 	Name        string
 	Description string
@@ -37,9 +38,9 @@ type SegmentReader interface {
 
 // SegmentWriter changes segments.
 type SegmentWriter interface {
-	// CreateSegment stores s and returns it with its new ID; a zero
-	// CreatedAt is set to now. NameExists if the name is taken; NotFound if
-	// the project does not exist.
+	// CreateSegment stores s and returns it with its new ID (s.ID when not
+	// zero); a zero CreatedAt is set to now. NameExists if the name or the
+	// given id is taken; NotFound if the project does not exist.
 	CreateSegment(ctx context.Context, s Segment) (Segment, error)
 	// UpdateSegment replaces name, description, project and constraints.
 	// NotFound if absent; NameExists if the new name is taken.

@@ -4,6 +4,7 @@
 //	signalbox proxy    the evaluation proxy for browser and mobile SDKs
 //	signalbox backup   copy the server's SQLite database, also while it runs
 //	signalbox admin    maintenance on the server's database (reset-password)
+//	signalbox migrate  copy a running Unleash into Signalbox, verify the copy
 //	signalbox version  print the version
 //
 // Configuration comes from flags and environment variables, read only here.
@@ -47,6 +48,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		return 0
 	}
+	if args[0] == "migrate" {
+		return runMigrate(ctx, args[1:], stdout, stderr)
+	}
 	cmd, ok := commands[args[0]]
 	if !ok {
 		fmt.Fprintf(stderr, "signalbox: unknown command %q\n\n", args[0])
@@ -77,6 +81,7 @@ commands:
   proxy     run the evaluation proxy in front of a server
   backup    copy the server's SQLite database (safe while it runs)
   admin     maintenance: "admin reset-password USER" sets a new password
+  migrate   copy a running Unleash into Signalbox and verify the result
   version   print the version
 
 Run "signalbox <command> -h" for a command's flags and environment variables.

@@ -74,3 +74,14 @@ func TestProxyStandsAlone(t *testing.T) {
 		}
 	}
 }
+
+// TestMigrateWritesThroughTheStore keeps the Unleash migration beside the
+// server rather than on top of it: it writes through the store and reads
+// through HTTP, so it must not import the server.
+func TestMigrateWritesThroughTheStore(t *testing.T) {
+	for _, d := range deps(t, module+"/migrate") {
+		if d == module+"/server" || strings.HasPrefix(d, module+"/server/") {
+			t.Errorf("migrate imports %s", d)
+		}
+	}
+}

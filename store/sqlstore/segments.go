@@ -45,6 +45,9 @@ func (t *tx) CreateSegment(ctx context.Context, s store.Segment) (store.Segment,
 		return store.Segment{}, apierr.Wrap(apierr.BadData, err, "segment constraints cannot be stored")
 	}
 	err = t.write(ctx, func() error {
+		if s.ID != 0 {
+			return t.insertSegmentWithID(ctx, s, constraints)
+		}
 		err := t.queryRow(ctx, `INSERT INTO segments (name, description, project_id, constraints, created_at, created_by)
 			VALUES (?, ?, ?, ?, ?, ?) RETURNING id`,
 			s.Name, s.Description, nullIfEmpty(s.Project), constraints, timeArg(s.CreatedAt), s.CreatedBy).Scan(&s.ID)
@@ -54,6 +57,32 @@ func (t *tx) CreateSegment(ctx context.Context, s store.Segment) (store.Segment,
 		return store.Segment{}, err
 	}
 	return t.GetSegment(ctx, s.ID)
+}
+
+// insertSegmentWithID stores a segment under the id it had elsewhere (SDK
+// payloads refer to segments by id, so a copied segment keeps it). The
+// PostgreSQL identity is then moved past the highest id, so that later
+// segments without an id do not collide; SQLite's AUTOINCREMENT does that
+// by itself.
+func (t *tx) insertSegmentWithID(ctx context.Context, s store.Segment, constraints any) error {
+	if s.ID < 0 {
+		return apierr.New(apierr.BadData, "segment id %d is not positive", s.ID)
+	}
+	_, err := t.exec(ctx, `INSERT INTO segments (id, name, description, project_id, constraints, created_at, created_by)
+		VALUES (?, ?, ?, ?, ?, ?, ?)`,
+		s.ID, s.Name, s.Description, nullIfEmpty(s.Project), constraints, timeArg(s.CreatedAt), s.CreatedBy)
+	if err != nil {
+		if classify(err) == uniqueViolation {
+			if _, getErr := t.GetSegment(ctx, s.ID); getErr == nil {
+				return apierr.New(apierr.NameExists, "segment id %d is taken", s.ID)
+			}
+		}
+		return adapt(err, fmt.Sprintf("segment %q", s.Name), apierr.New(apierr.NotFound, "project %q not found", s.Project))
+	}
+	if t.d.name == "postgres" {
+		_, err = t.exec(ctx, `SELECT setval(pg_get_serial_sequence('segments', 'id'), (SELECT MAX(id) FROM segments))`)
+	}
+	return err
 }
 
 func (t *tx) UpdateSegment(ctx context.Context, s store.Segment) (store.Segment, error) {
