@@ -68,9 +68,11 @@ func (s *Server) startAddonWorker(ctx context.Context) func() {
 }
 
 // deliverAddons queues the deliveries of new events, then sends every
-// delivery that is due, until none is.
+// delivery that is due, until none is. Without addons it only moves the
+// cursor, and claims nothing.
 func (s *Server) deliverAddons(ctx context.Context) error {
-	if err := s.queueAddonDeliveries(ctx); err != nil {
+	some, err := s.queueAddonDeliveries(ctx)
+	if err != nil || !some {
 		return err
 	}
 	for ctx.Err() == nil {
@@ -82,32 +84,50 @@ func (s *Server) deliverAddons(ctx context.Context) error {
 	return ctx.Err()
 }
 
-// queueAddonDeliveries moves the cursor over the events after it.
-func (s *Server) queueAddonDeliveries(ctx context.Context) error {
+// queueAddonDeliveries moves the cursor over the events after it and
+// reports whether there are addons.
+func (s *Server) queueAddonDeliveries(ctx context.Context) (bool, error) {
 	for {
-		var cursor, rev int64
+		var (
+			cursor, rev int64
+			addons      []store.Addon
+		)
 		err := s.view(ctx, func(rd store.Reader) (err error) {
-			if cursor, err = rd.AddonCursor(ctx); err == nil {
-				rev, err = rd.Revision(ctx)
+			if cursor, err = rd.AddonCursor(ctx); err != nil {
+				return err
 			}
+			if rev, err = rd.Revision(ctx); err != nil {
+				return err
+			}
+			addons, err = rd.ListAddons(ctx)
 			return err
 		})
 		if err != nil || cursor >= rev {
-			return err
+			return len(addons) > 0, err
 		}
 		more := false
 		err = s.store.Update(ctx, func(tx store.Tx) error {
-			// Read again: another instance may have moved it.
+			// Read again: another instance may have moved the cursor, or
+			// changed the addons.
+			addons, err = tx.ListAddons(ctx)
+			if err != nil {
+				return err
+			}
+			if len(addons) == 0 {
+				// Nothing to send: skip to the newest event. An addon
+				// created later gets only the events after it anyway.
+				rev, err := tx.Revision(ctx)
+				if err != nil {
+					return err
+				}
+				return tx.QueueAddonDeliveries(ctx, rev, nil)
+			}
 			cursor, err := tx.AddonCursor(ctx)
 			if err != nil {
 				return err
 			}
 			events, err := tx.ListEvents(ctx, store.EventFilter{AfterID: cursor, Ascending: true, Limit: addonQueueBatch})
 			if err != nil || len(events) == 0 {
-				return err
-			}
-			addons, err := tx.ListAddons(ctx)
-			if err != nil {
 				return err
 			}
 			var ds []store.AddonDelivery
@@ -123,7 +143,7 @@ func (s *Server) queueAddonDeliveries(ctx context.Context) error {
 			return tx.QueueAddonDeliveries(ctx, events[len(events)-1].ID, ds)
 		})
 		if err != nil || !more {
-			return err
+			return len(addons) > 0, err
 		}
 	}
 }
