@@ -588,3 +588,22 @@ func TestMustache(t *testing.T) {
 		}
 	}
 }
+
+// TestWebhookErrorHidesURL: a failed request's error, shown in the
+// delivery results, does not repeat the URL, which may hold a token.
+func TestWebhookErrorHidesURL(t *testing.T) {
+	ts := newTestServer(t)
+	gone := httptest.NewServer(http.NotFoundHandler())
+	gone.Close()
+	id := createAddon(t, ts, map[string]any{"provider": "webhook", "enabled": true, "events": []string{"feature-created"},
+		"parameters": map[string]any{"url": gone.URL + "/hook?token=" + urlSecret}})
+	ts.admin("POST", "/api/admin/projects/default/features", map[string]any{"name": "unreachable"}).must(t, http.StatusCreated)
+	deliver(t, ts)
+	res := ts.admin("GET", "/api/admin/addons/"+itoa(id)+"/events", nil).must(t, http.StatusOK)
+	mustNotLeak(t, "the delivery error", res.Body)
+	var out struct{ IntegrationEvents []integrationEventJSON }
+	res.Decode(t, &out)
+	if len(out.IntegrationEvents) != 1 || out.IntegrationEvents[0].Details["state"] != "pending" || out.IntegrationEvents[0].Details["lastError"] == nil {
+		t.Errorf("deliveries %s", res.Body)
+	}
+}
