@@ -297,6 +297,20 @@ var oaOps = map[string]oaOp{
 	"PUT /api/admin/tag-types/{name}":    {ID: "updateTagType", Summary: "Update a tag type", Body: oaRef("TagType"), Resp: oaRef("TagType")},
 	"DELETE /api/admin/tag-types/{name}": {ID: "deleteTagType", Summary: "Delete a tag type"},
 
+	// Addons.
+	"GET /api/admin/addons": {ID: "getAddons", Tag: "Addons", Summary: "List addons and addon providers", Resp: oaAddons(),
+		Description: "Sensitive parameters (the webhook's `url`, `authorization` and `customHeaders`) are shown as `*****`."},
+	"POST /api/admin/addons": {ID: "createAddon", Tag: "Addons", Summary: "Create an addon", Body: oaAddonBody(), Resp: oaAddon(),
+		Description: "Admins only. The one provider is `webhook`: each event of the chosen types (and projects and environments, when listed) after its creation is POSTed to `url`, as the event's JSON or rendered through the mustache `bodyTemplate` over `{event, eventJson}`; failed attempts (no answer, 5xx, 429) are retried with exponential backoff, 5 attempts in all. Event `addon-config-created`."},
+	"GET /api/admin/addons/{id}": {ID: "getAddon", Tag: "Addons", Params: oaNumericID, Summary: "Get an addon", Resp: oaAddon()},
+	"PUT /api/admin/addons/{id}": {ID: "updateAddon", Tag: "Addons", Params: oaNumericID, Summary: "Update an addon", Body: oaAddonBody(), Resp: oaAddon(),
+		Description: "Admins only. Replaces the addon; a sensitive parameter sent as `*****` keeps its stored value. Event `addon-config-updated`."},
+	"DELETE /api/admin/addons/{id}": {ID: "deleteAddon", Tag: "Addons", Params: oaNumericID, Summary: "Delete an addon",
+		Description: "Admins only. Its pending deliveries are dropped. Event `addon-config-deleted`."},
+	"GET /api/admin/addons/{id}/events": {ID: "getIntegrationEvents", Tag: "Addons", Params: oaNumericID, Summary: "The addon's deliveries", Resp: oaIntegrationEvents(),
+		Query:       []*oaParameter{oaQuery("limit", "At most this many (default 50, at most 1000).", oaInteger()), oaQuery("offset", "Skip this many.", oaInteger())},
+		Description: "Admins only. The deliveries tried at least once, newest event first: `success`, or `failed` with the last error, and in `details` whether it is final or when the next attempt is due."},
+
 	// Users.
 	"GET /api/admin/user": {ID: "getMe", Summary: "The caller and their permissions", Resp: oaRef("Me")},
 	"GET /api/admin/user/profile": {ID: "getProfile", Summary: "The signed-in user's role and projects", Resp: oaRef("Profile"),

@@ -83,6 +83,9 @@ type Server struct {
 
 	// crossOrigin checks where browsers' writes come from.
 	crossOrigin *http.CrossOriginProtection
+
+	// addons sends addon deliveries (addons_delivery.go).
+	addons *addonSender
 }
 
 // New builds a Server. It reads the store's revision once; call Run to
@@ -124,6 +127,7 @@ func New(ctx context.Context, st store.Store, cfg Config) (*Server, error) {
 	s.registry.MustRegister(s.metrics.dropped)
 	s.logins = newLoginLimiter(cfg.Now)
 	s.crossOrigin = newCrossOriginProtection(cfg.PublicURL)
+	s.addons = newAddonSender()
 	rev, err := st.Revision(ctx)
 	if err != nil {
 		return nil, err
@@ -150,6 +154,7 @@ func (s *Server) Registry() *prometheus.Registry { return s.registry }
 // buffered.
 func (s *Server) Run(ctx context.Context) error {
 	defer s.startChangeRequestScheduler(ctx)()
+	defer s.startAddonWorker(ctx)()
 	poll := time.NewTicker(s.cfg.RevisionPoll)
 	flush := time.NewTicker(s.cfg.MetricsFlush)
 	defer poll.Stop()

@@ -55,6 +55,7 @@ type Reader interface {
 	AccessReader
 	ChangeRequestReader
 	SettingReader
+	AddonReader
 }
 
 // Tx is every read and write method. It is what Update hands to its
@@ -85,6 +86,8 @@ type Tx interface {
 	ChangeRequestWriter
 	SettingWriter
 	UsedIDWriter
+	AddonWriter
+	AddonDeliveryWriter
 }
 
 // RevisionWatcher is implemented by stores whose database can announce
