@@ -51,7 +51,7 @@ func TestUIRoutes(t *testing.T) {
 }
 
 func TestAuthProviders(t *testing.T) {
-	ts := newTestServer(t)
+	ts := newSAMLTestServer(t)
 	got := ts.request("GET", "/auth/providers", "", nil).must(t, http.StatusOK).Object()
 	if got["saml"] != false || got["password"] != true {
 		t.Errorf("before SAML is set up: %v", got)
