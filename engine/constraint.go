@@ -71,6 +71,7 @@ type constraint struct {
 	strsASCII bool           // every entry of strs is ASCII
 	num       float64        // NUM_*
 	date      time.Time      // DATE_*
+	dateNano  int64          // date in Unix nanoseconds, saturated
 	ver       version        // SEMVER_*
 	re        *regexp.Regexp // REGEX; nil when invalid
 	prefixes  []netip.Prefix // IN_CIDR
@@ -101,6 +102,7 @@ func compileConstraint(c clientapi.Constraint, warn func(string, ...any)) constr
 		cc.num, cc.valid = parseDecimal(c.Value)
 	case opDateAfter, opDateBefore:
 		cc.date, cc.valid = parseDate(c.Value)
+		cc.dateNano = unixNano(cc.date)
 	case opSemverEq, opSemverGt, opSemverGte, opSemverLt, opSemverLte:
 		// Strict: a leading "v" makes the value invalid, as the spec requires.
 		cc.ver, cc.valid = parseSemver(c.Value)
@@ -196,10 +198,14 @@ func (c *constraint) testDate(ctx *Context, env *run) bool {
 	}
 	var t time.Time
 	if c.field.kind == fieldCurrentTime {
-		// Read the context's instant directly; fall back to the clock.
+		// Read the context's instant directly; fall back to the clock,
+		// and then remember for which readings this verdict holds.
 		t = ctx.CurrentTime
 		if t.IsZero() {
 			t = env.now()
+			on := c.compareDate(t)
+			env.window.clockVerdict(c.op == opDateAfter, c.dateNano, on)
+			return on
 		}
 	} else {
 		v, ok := ctx.value(c.field)
@@ -210,6 +216,10 @@ func (c *constraint) testDate(ctx *Context, env *run) bool {
 			return false
 		}
 	}
+	return c.compareDate(t)
+}
+
+func (c *constraint) compareDate(t time.Time) bool {
 	if c.op == opDateAfter {
 		return t.After(c.date)
 	}

@@ -1,6 +1,10 @@
 package engine
 
-import "github.com/signalbox/signalbox/clientapi"
+import (
+	"time"
+
+	"github.com/signalbox/signalbox/clientapi"
+)
 
 // DisabledVariant is the name of the fallback variant.
 const DisabledVariant = "disabled"
@@ -13,12 +17,16 @@ type Result struct {
 	Enabled        bool
 	ImpressionData bool
 	Variant        Variant
-	// Volatile is set when the answer depended on more than the snapshot
-	// and the context: a random draw (random stickiness, a missing
-	// stickiness value, gradualRolloutRandom), the clock (a DATE constraint
-	// without currentTime) or a custom strategy. Only answers without it may
-	// be cached.
+	// Volatile is set when the answer depended on more than the snapshot,
+	// the context and the clock: a random draw (random stickiness, a
+	// missing stickiness value, gradualRolloutRandom) or a custom strategy.
+	// Only answers without it may be cached.
 	Volatile bool
+	// Window is when the answer holds: DATE constraints evaluated against
+	// the clock (a context without currentTime) give the same verdicts at
+	// every instant of it. An answer may be kept only as long as its
+	// window holds.
+	Window Window
 }
 
 // Variant is the variant picked for a context. The fallback has the name
@@ -63,18 +71,26 @@ func (s *Snapshot) EvaluateAll(ctx *Context, dst []Result) []Result {
 
 // EvaluateEnabled appends the result of every flag that is on for ctx, in
 // payload order, to dst. volatile reports whether any flag, listed or not,
-// was volatile (see Result.Volatile): a flag left out by a random draw
-// makes the list itself volatile.
-func (s *Snapshot) EvaluateEnabled(ctx *Context, dst []Result) (results []Result, volatile bool) {
+// was volatile (see Result.Volatile), and window is the span in which
+// every flag's answer, listed or not, holds (see Result.Window): a flag
+// left out by a random draw or by a date makes the list itself depend on
+// them.
+func (s *Snapshot) EvaluateEnabled(ctx *Context, dst []Result) (results []Result, volatile bool, window Window) {
 	for i := range s.flags {
 		r := s.result(&s.flags[i], ctx)
 		volatile = volatile || r.Volatile
+		window = window.Intersect(r.Window)
 		if r.Enabled {
 			dst = append(dst, r)
 		}
 	}
-	return dst, volatile
+	return dst, volatile, window
 }
+
+// Now reads the clock the snapshot evaluates DATE constraints with
+// (Options.Now), for callers that keep answers as long as their Window
+// holds.
+func (s *Snapshot) Now() time.Time { return s.env.now() }
 
 func (s *Snapshot) result(f *flag, ctx *Context) Result {
 	e := run{env: s.env}
@@ -82,6 +98,7 @@ func (s *Snapshot) result(f *flag, ctx *Context) Result {
 	r := Result{Name: f.name, Found: true, Enabled: on, ImpressionData: f.impressionData}
 	r.Variant = s.variantFor(f, winner, on, ctx, &e)
 	r.Volatile = e.volatile
+	r.Window = e.window
 	return r
 }
 

@@ -70,6 +70,7 @@ var envVars = []EnvVar{
 	{"EXP_BOOTSTRAP_URL", "expBootstrap.url", "", "URL of a configuration to load at start (experimental).", func(c *Config, v string) error { c.ExpBootstrap.URL = v; return nil }},
 	{"EXP_BOOTSTRAP_AUTHORIZATION", "expBootstrap.urlHeaders.Authorization", "", "Authorization header for the bootstrap URL (experimental).", func(c *Config, v string) error { c.ExpBootstrap.Authorization = v; return nil }},
 	{"EXP_SERVER_SIDE_SDK_CONFIG_TOKENS", "expServerSideSdkConfig.tokens", "", "Comma-separated tokens that may read /proxy/client/features (experimental).", func(c *Config, v string) error { c.ExpServerSideSDKConfig.Tokens = splitList(v); return nil }},
+	{"SIGNALBOX_PROXY_ANSWER_CACHE_BYTES", "", "16777216", "Bytes of answers kept per evaluation context; 0 keeps none.", setAnswerCacheBytes},
 	{"EXP_CUSTOM_ENRICHERS_FILE", "expCustomEnrichers", "", "Script file exporting context enrichers (experimental).", func(c *Config, v string) error { c.ExpCustomEnrichersFile = v; return nil }},
 }
 
@@ -172,6 +173,20 @@ func setTags(c *Config, v string) error {
 			return fmt.Errorf("tag %q: want name:value", s)
 		}
 		c.Tags = append(c.Tags, Tag{Name: name, Value: value})
+	}
+	return nil
+}
+
+// setAnswerCacheBytes reads a whole number of bytes; 0 turns the cache off,
+// which Config spells as a negative bound (its zero means the default).
+func setAnswerCacheBytes(c *Config, v string) error {
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < 0 {
+		return fmt.Errorf("%q is not a number of bytes", v)
+	}
+	c.AnswerCacheBytes = n
+	if n == 0 {
+		c.AnswerCacheBytes = -1
 	}
 	return nil
 }
