@@ -165,7 +165,8 @@ func (c *constraint) test(ctx *Context, env *run) bool {
 	if c.op == opDateAfter || c.op == opDateBefore {
 		return c.testDate(ctx, env)
 	}
-	v, ok := ctx.value(c.field)
+	sv := env.slot(ctx, &c.field)
+	v, ok := sv.value, sv.present
 	switch c.op {
 	case opIn:
 		return ok && c.set.has(v)
@@ -179,10 +180,10 @@ func (c *constraint) test(ctx *Context, env *run) bool {
 	case opStrStartsWith, opStrEndsWith, opStrContains:
 		return c.testString(v)
 	case opNumEq, opNumGt, opNumGte, opNumLt, opNumLte:
-		n, ok := parseDecimal(v)
+		n, ok := sv.number()
 		return ok && compareNum(c.op, n, c.num)
 	case opSemverEq, opSemverGt, opSemverGte, opSemverLt, opSemverLte:
-		ver, ok := parseSemver(v)
+		ver, ok := sv.version()
 		return ok && compareOrder(c.op, ver.compare(c.ver))
 	case opRegex:
 		return c.re.MatchString(v)
@@ -208,11 +209,12 @@ func (c *constraint) testDate(ctx *Context, env *run) bool {
 			return on
 		}
 	} else {
-		v, ok := ctx.value(c.field)
-		if !ok {
+		sv := env.slot(ctx, &c.field)
+		if !sv.present {
 			return false
 		}
-		if t, ok = parseDate(v); !ok {
+		var ok bool
+		if t, ok = parseDate(sv.value); !ok {
 			return false
 		}
 	}

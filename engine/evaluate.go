@@ -45,7 +45,8 @@ func (s *Snapshot) IsEnabled(name string, ctx *Context) bool {
 	if !ok {
 		return false
 	}
-	e := run{env: s.env}
+	var slot [1]slotValue
+	e := s.scratchRun(&slot)
 	on, _ := s.eval(f, ctx, &e)
 	return on
 }
@@ -58,14 +59,19 @@ func (s *Snapshot) Evaluate(name string, ctx *Context) Result {
 	if !ok {
 		return Result{Name: name, Variant: Variant{Name: DisabledVariant}}
 	}
-	return s.result(f, ctx)
+	var slot [1]slotValue
+	e := s.scratchRun(&slot)
+	return s.result(f, ctx, &e)
 }
 
 // EvaluateAll appends the result of every flag, in payload order, to dst.
 func (s *Snapshot) EvaluateAll(ctx *Context, dst []Result) []Result {
+	var stack [stackSlots]slotValue
+	e, borrowed := s.newRun(&stack)
 	for i := range s.flags {
-		dst = append(dst, s.result(&s.flags[i], ctx))
+		dst = append(dst, s.result(&s.flags[i], ctx, &e))
 	}
+	releaseSlots(borrowed)
 	return dst
 }
 
@@ -76,14 +82,17 @@ func (s *Snapshot) EvaluateAll(ctx *Context, dst []Result) []Result {
 // left out by a random draw or by a date makes the list itself depend on
 // them.
 func (s *Snapshot) EvaluateEnabled(ctx *Context, dst []Result) (results []Result, volatile bool, window Window) {
+	var stack [stackSlots]slotValue
+	e, borrowed := s.newRun(&stack)
 	for i := range s.flags {
-		r := s.result(&s.flags[i], ctx)
+		r := s.result(&s.flags[i], ctx, &e)
 		volatile = volatile || r.Volatile
 		window = window.Intersect(r.Window)
 		if r.Enabled {
 			dst = append(dst, r)
 		}
 	}
+	releaseSlots(borrowed)
 	return dst, volatile, window
 }
 
@@ -92,11 +101,13 @@ func (s *Snapshot) EvaluateEnabled(ctx *Context, dst []Result) (results []Result
 // holds.
 func (s *Snapshot) Now() time.Time { return s.env.now() }
 
-func (s *Snapshot) result(f *flag, ctx *Context) Result {
-	e := run{env: s.env}
-	on, winner := s.eval(f, ctx, &e)
+// result evaluates one flag within the run e, which may span many flags
+// (their context fields are then resolved once).
+func (s *Snapshot) result(f *flag, ctx *Context, e *run) Result {
+	e.volatile, e.window = false, Window{}
+	on, winner := s.eval(f, ctx, e)
 	r := Result{Name: f.name, Found: true, Enabled: on, ImpressionData: f.impressionData}
-	r.Variant = s.variantFor(f, winner, on, ctx, &e)
+	r.Variant = s.variantFor(f, winner, on, ctx, e)
 	r.Volatile = e.volatile
 	r.Window = e.window
 	return r

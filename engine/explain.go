@@ -166,7 +166,7 @@ func (s *Snapshot) Explain(name string, ctx *Context) Explanation {
 	frozen := *s.env
 	now := s.env.now()
 	frozen.now = func() time.Time { return now }
-	e := run{env: &frozen}
+	e := run{env: &frozen, slots: make([]slotValue, 1), scratch: true}
 
 	x := Explanation{Name: name, Found: true, Feature: src, FlagEnabled: f.enabled, HasDependencies: len(f.deps) > 0}
 	x.DependenciesMet = s.dependenciesMet(f, ctx, &e)

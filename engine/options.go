@@ -66,7 +66,10 @@ func newEnv(o Options) *env {
 // run is the state of one evaluation: the snapshot's environment, and
 // what the answer depended on besides the snapshot and the context.
 type run struct {
-	env *env
+	env   *env
+	slots []slotValue // one per snapshot slot, resolved on first use
+	// scratch says slots has one entry, re-resolved at every use.
+	scratch bool
 	// volatile is set when a random draw or a custom strategy took part:
 	// the same context may then get another answer at any moment.
 	volatile bool

@@ -15,6 +15,8 @@ type Snapshot struct {
 	env      *env
 	source   *clientapi.Features
 	warnings []string
+	// slotCount is how many distinct context fields the flags read.
+	slotCount int
 	// explained is built by the first Explain (see explain.go).
 	explained atomic.Pointer[explainIndex]
 }
@@ -90,6 +92,7 @@ func Compile(payload *clientapi.Features, opts Options) *Snapshot {
 			})
 		}
 	}
+	s.assignSlots()
 	return s
 }
 

@@ -204,8 +204,8 @@ func (s *strategy) flexible(ctx *Context, e *run) bool {
 		return float64(e.randomIn(100)) <= s.percentage
 	}
 	// A named stickiness field only: no fallback, and missing means off.
-	v, ok := ctx.value(s.sticky.field)
-	return ok && s.rollout(v)
+	sv := e.slot(ctx, &s.sticky.field)
+	return sv.present && s.rollout(sv.value)
 }
 
 func (s *strategy) remoteAddress(addr string) bool {

@@ -49,7 +49,7 @@ func (vs *variantSet) pick(ctx *Context, e *run) *variant {
 	for i := range vs.variants {
 		v := &vs.variants[i]
 		for _, o := range v.overrides {
-			if val, ok := ctx.value(o.field); ok && o.values.has(val) {
+			if sv := e.slot(ctx, &o.field); sv.present && o.values.has(sv.value) {
 				return v
 			}
 		}
@@ -86,7 +86,7 @@ func (vs *variantSet) target(ctx *Context, e *run) uint32 {
 			id = ctx.RemoteAddress
 		}
 	case stickyField:
-		id, _ = ctx.value(vs.sticky.field)
+		id = e.slot(ctx, &vs.sticky.field).value
 	}
 	if id == "" {
 		return e.randomIn(vs.total)
