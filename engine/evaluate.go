@@ -104,6 +104,9 @@ func (s *Snapshot) Now() time.Time { return s.env.now() }
 // result evaluates one flag within the run e, which may span many flags
 // (their context fields are then resolved once).
 func (s *Snapshot) result(f *flag, ctx *Context, e *run) Result {
+	if f.fixed != nil {
+		return *f.fixed
+	}
 	e.volatile, e.window = false, Window{}
 	on, winner := s.eval(f, ctx, e)
 	r := Result{Name: f.name, Found: true, Enabled: on, ImpressionData: f.impressionData}

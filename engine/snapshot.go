@@ -28,6 +28,10 @@ type flag struct {
 	strategies     []strategy
 	variants       variantSet
 	deps           []dependency
+	// fixed is the flag's result for every context, when it cannot depend
+	// on one: the flag is off, or on by a first strategy that is a plain
+	// default (or by having none) without parents or variants to pick.
+	fixed *Result
 }
 
 type dependency struct {
@@ -93,6 +97,9 @@ func Compile(payload *clientapi.Features, opts Options) *Snapshot {
 		}
 	}
 	s.assignSlots()
+	for i := range s.flags {
+		s.flags[i].fixed = fixedResult(&s.flags[i])
+	}
 	return s
 }
 
@@ -129,4 +136,30 @@ func (s *Snapshot) Names() []string {
 		out[i] = s.flags[i].name
 	}
 	return out
+}
+
+// fixedResult is f's result when no context can change it, else nil.
+func fixedResult(f *flag) *Result {
+	r := &Result{Name: f.name, Found: true, ImpressionData: f.impressionData, Variant: Variant{Name: DisabledVariant}}
+	if !f.enabled {
+		return r
+	}
+	if len(f.deps) > 0 {
+		return nil
+	}
+	variants := &f.variants
+	if len(f.strategies) > 0 {
+		first := &f.strategies[0]
+		if first.kind != stratDefault || first.off || len(first.constraints) > 0 {
+			return nil
+		}
+		if len(first.variants.variants) > 0 {
+			variants = &first.variants
+		}
+	}
+	if len(variants.variants) > 0 {
+		return nil
+	}
+	r.Enabled, r.Variant.FeatureEnabled = true, true
+	return r
 }

@@ -73,6 +73,7 @@ type strategy struct {
 	percentage float64 // gradual*, flexibleRollout
 	pctOK      bool
 	groupID    string
+	groupHash  hashPrefix // "groupID:" hashed with the rollout seed
 	sticky     stickiness
 	ids        stringSet      // userWithId
 	prefixes   []netip.Prefix // remoteAddress
@@ -129,6 +130,7 @@ func compileStrategy(flagName string, s clientapi.Strategy, segments map[int][]c
 			warn("flag %q: unknown strategy %q evaluates false", flagName, s.Name)
 		}
 	}
+	cs.groupHash = newHashPrefix(cs.groupID, rolloutSeed)
 	variantGroup := p["groupId"]
 	if variantGroup == "" {
 		variantGroup = flagName
@@ -184,7 +186,7 @@ func (s *strategy) rollout(id string) bool {
 	if id == "" || !s.pctOK || s.percentage <= 0 {
 		return false
 	}
-	return float64(normalizedHash(s.groupID, id, 100, rolloutSeed)) <= s.percentage
+	return float64(s.groupHash.bucket(id, 100)) <= s.percentage
 }
 
 func (s *strategy) flexible(ctx *Context, e *run) bool {

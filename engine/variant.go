@@ -8,6 +8,7 @@ type variantSet struct {
 	variants []variant
 	total    uint32
 	group    string
+	hash     hashPrefix // "group:" hashed with the variant seed
 	sticky   stickiness
 }
 
@@ -24,7 +25,7 @@ type override struct {
 }
 
 func compileVariants(list []clientapi.Variant, group string, sticky stickiness) variantSet {
-	vs := variantSet{group: group, sticky: sticky}
+	vs := variantSet{group: group, hash: newHashPrefix(group, variantSeed), sticky: sticky}
 	for _, v := range list {
 		cv := variant{name: v.Name, payload: v.Payload}
 		if v.Weight > 0 {
@@ -91,5 +92,5 @@ func (vs *variantSet) target(ctx *Context, e *run) uint32 {
 	if id == "" {
 		return e.randomIn(vs.total)
 	}
-	return normalizedHash(vs.group, id, vs.total, variantSeed)
+	return vs.hash.bucket(id, vs.total)
 }
