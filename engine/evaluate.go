@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"slices"
 	"time"
 
 	"github.com/signalbox/signalbox/clientapi"
@@ -9,33 +10,35 @@ import (
 // DisabledVariant is the name of the fallback variant.
 const DisabledVariant = "disabled"
 
-// Result is the evaluation of one flag for one context.
+// Result is the evaluation of one flag for one context. (Fields are
+// ordered so that the struct packs tightly: evaluating many flags is
+// largely writing these.)
 type Result struct {
-	Name string
-	// Found is false for a flag the snapshot does not know.
-	Found          bool
-	Enabled        bool
-	ImpressionData bool
-	Variant        Variant
-	// Volatile is set when the answer depended on more than the snapshot,
-	// the context and the clock: a random draw (random stickiness, a
-	// missing stickiness value, gradualRolloutRandom) or a custom strategy.
-	// Only answers without it may be cached.
-	Volatile bool
+	Name    string
+	Variant Variant
 	// Window is when the answer holds: DATE constraints evaluated against
 	// the clock (a context without currentTime) give the same verdicts at
 	// every instant of it. An answer may be kept only as long as its
 	// window holds.
 	Window Window
+	// Found is false for a flag the snapshot does not know.
+	Found          bool
+	Enabled        bool
+	ImpressionData bool
+	// Volatile is set when the answer depended on more than the snapshot,
+	// the context and the clock: a random draw (random stickiness, a
+	// missing stickiness value, gradualRolloutRandom) or a custom strategy.
+	// Only answers without it may be cached.
+	Volatile bool
 }
 
 // Variant is the variant picked for a context. The fallback has the name
 // "disabled", Enabled false and no payload.
 type Variant struct {
-	Name    string
-	Enabled bool
+	Name string
 	// Payload points into the snapshot; callers must not modify it.
 	Payload        *clientapi.Payload
+	Enabled        bool
 	FeatureEnabled bool
 }
 
@@ -61,15 +64,19 @@ func (s *Snapshot) Evaluate(name string, ctx *Context) Result {
 	}
 	var slot [1]slotValue
 	e := s.scratchRun(&slot)
-	return s.result(f, ctx, &e)
+	var r Result
+	s.resultInto(&r, f, ctx, &e)
+	return r
 }
 
 // EvaluateAll appends the result of every flag, in payload order, to dst.
 func (s *Snapshot) EvaluateAll(ctx *Context, dst []Result) []Result {
 	var stack [stackSlots]slotValue
 	e, borrowed := s.newRun(&stack)
+	n := len(dst)
+	dst = slices.Grow(dst, len(s.flags))[:n+len(s.flags)]
 	for i := range s.flags {
-		dst = append(dst, s.result(&s.flags[i], ctx, &e))
+		s.resultInto(&dst[n+i], &s.flags[i], ctx, &e)
 	}
 	releaseSlots(borrowed)
 	return dst
@@ -84,12 +91,16 @@ func (s *Snapshot) EvaluateAll(ctx *Context, dst []Result) []Result {
 func (s *Snapshot) EvaluateEnabled(ctx *Context, dst []Result) (results []Result, volatile bool, window Window) {
 	var stack [stackSlots]slotValue
 	e, borrowed := s.newRun(&stack)
+	dst = slices.Grow(dst, len(s.flags))
 	for i := range s.flags {
-		r := s.result(&s.flags[i], ctx, &e)
+		// Evaluate into the next free element and keep it if on.
+		n := len(dst)
+		r := &dst[:n+1][n]
+		s.resultInto(r, &s.flags[i], ctx, &e)
 		volatile = volatile || r.Volatile
 		window = window.Intersect(r.Window)
 		if r.Enabled {
-			dst = append(dst, r)
+			dst = dst[:n+1]
 		}
 	}
 	releaseSlots(borrowed)
@@ -101,19 +112,20 @@ func (s *Snapshot) EvaluateEnabled(ctx *Context, dst []Result) (results []Result
 // holds.
 func (s *Snapshot) Now() time.Time { return s.env.now() }
 
-// result evaluates one flag within the run e, which may span many flags
-// (their context fields are then resolved once).
-func (s *Snapshot) result(f *flag, ctx *Context, e *run) Result {
+// resultInto evaluates one flag into r within the run e, which may span
+// many flags (their context fields are then resolved once). It writes in
+// place: results are large enough for copies to count.
+func (s *Snapshot) resultInto(r *Result, f *flag, ctx *Context, e *run) {
 	if f.fixed != nil {
-		return *f.fixed
+		*r = *f.fixed
+		return
 	}
 	e.volatile, e.window = false, Window{}
 	on, winner := s.eval(f, ctx, e)
-	r := Result{Name: f.name, Found: true, Enabled: on, ImpressionData: f.impressionData}
+	r.Name, r.Found, r.Enabled, r.ImpressionData = f.name, true, on, f.impressionData
 	r.Variant = s.variantFor(f, winner, on, ctx, e)
 	r.Volatile = e.volatile
 	r.Window = e.window
-	return r
 }
 
 func (s *Snapshot) variantFor(f *flag, winner *strategy, on bool, ctx *Context, e *run) Variant {

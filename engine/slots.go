@@ -29,7 +29,7 @@ func (e *run) slot(ctx *Context, f *field) *slotValue {
 	var sv *slotValue
 	if e.scratch {
 		sv = &e.slots[0]
-		*sv = slotValue{}
+		sv.resolved, sv.numDone, sv.verDone = false, false, false
 	} else {
 		sv = &e.slots[f.slot]
 	}
