@@ -273,9 +273,16 @@ func foldMatch(op operator, v, s string) bool {
 	return false
 }
 
-// equalLowerASCII reports whether a, lower-cased, equals the lower-case b.
+// equalLowerASCII reports whether the ASCII a, lower-cased, equals the
+// lower-case ASCII b (of the same length), eight bytes at a time.
 func equalLowerASCII(a, b string) bool {
-	for i := 0; i < len(a); i++ {
+	i := 0
+	for ; i+8 <= len(a); i += 8 {
+		if lower8(load64(a, i)) != load64(b, i) {
+			return false
+		}
+	}
+	for ; i < len(a); i++ {
 		c := a[i]
 		if 'A' <= c && c <= 'Z' {
 			c += 'a' - 'A'
@@ -288,12 +295,38 @@ func equalLowerASCII(a, b string) bool {
 }
 
 func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		if load64(s, i)&(ones8*0x80) != 0 {
+			return false
+		}
+	}
+	for ; i < len(s); i++ {
 		if s[i] >= utf8.RuneSelf {
 			return false
 		}
 	}
 	return true
+}
+
+const ones8 = 0x0101010101010101
+
+// load64 reads s[i:i+8] little-endian (the compiler makes it one load).
+func load64(s string, i int) uint64 {
+	s = s[i : i+8]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
+// lower8 lower-cases eight ASCII bytes at once: a byte's high bit is set
+// by adding 0x80-'A' when it is at least 'A', and by adding 0x80-'Z'-1
+// when it is above 'Z'; neither sum carries into the next byte, as every
+// byte is below 0x80.
+func lower8(x uint64) uint64 {
+	atLeastA := x + ones8*(0x80-'A')
+	aboveZ := x + ones8*(0x80-'Z'-1)
+	upper := (atLeastA &^ aboveZ) & (ones8 * 0x80)
+	return x | upper>>2
 }
 
 func compareNum(op operator, a, b float64) bool {
