@@ -71,15 +71,24 @@ func (s *Snapshot) Evaluate(name string, ctx *Context) Result {
 
 // EvaluateAll appends the result of every flag, in payload order, to dst.
 func (s *Snapshot) EvaluateAll(ctx *Context, dst []Result) []Result {
-	var stack [stackSlots]slotValue
-	e, borrowed := s.newRun(&stack)
 	n := len(dst)
 	dst = slices.Grow(dst, len(s.flags))[:n+len(s.flags)]
+	s.evaluateInto(dst[n:], ctx)
+	return dst
+}
+
+// evaluateInto evaluates every flag, in payload order, into out (one
+// element per flag). Context fields are resolved once for all flags, and
+// a parent flag already evaluated is not evaluated again for its
+// children.
+func (s *Snapshot) evaluateInto(out []Result, ctx *Context) {
+	var stack [stackSlots]slotValue
+	e, borrowed := s.newRun(&stack)
 	for i := range s.flags {
-		s.resultInto(&dst[n+i], &s.flags[i], ctx, &e)
+		e.done = out[:i]
+		s.resultInto(&out[i], &s.flags[i], ctx, &e)
 	}
 	releaseSlots(borrowed)
-	return dst
 }
 
 // EvaluateEnabled appends the result of every flag that is on for ctx, in
@@ -89,21 +98,18 @@ func (s *Snapshot) EvaluateAll(ctx *Context, dst []Result) []Result {
 // left out by a random draw or by a date makes the list itself depend on
 // them.
 func (s *Snapshot) EvaluateEnabled(ctx *Context, dst []Result) (results []Result, volatile bool, window Window) {
-	var stack [stackSlots]slotValue
-	e, borrowed := s.newRun(&stack)
-	dst = slices.Grow(dst, len(s.flags))
-	for i := range s.flags {
-		// Evaluate into the next free element and keep it if on.
-		n := len(dst)
-		r := &dst[:n+1][n]
-		s.resultInto(r, &s.flags[i], ctx, &e)
+	// Evaluate every flag into the free capacity, then keep those on.
+	n := len(dst)
+	all := slices.Grow(dst, len(s.flags))[n : n+len(s.flags)]
+	s.evaluateInto(all, ctx)
+	for i := range all {
+		r := &all[i]
 		volatile = volatile || r.Volatile
 		window = window.Intersect(r.Window)
 		if r.Enabled {
-			dst = dst[:n+1]
+			dst = append(dst, *r) // never past all[i]: copies only forward
 		}
 	}
-	releaseSlots(borrowed)
 	return dst, volatile, window
 }
 
@@ -169,6 +175,17 @@ func (s *Snapshot) dependenciesMet(f *flag, ctx *Context, e *run) bool {
 		p := d.parent
 		if p == nil || len(p.deps) > 0 {
 			return false
+		}
+		if d.parentIndex < len(e.done) {
+			// Evaluated already in this run: take its answer and what it
+			// depended on.
+			r := &e.done[d.parentIndex]
+			e.volatile = e.volatile || r.Volatile
+			e.window = e.window.Intersect(r.Window)
+			if r.Enabled != d.wantEnabled || (r.Enabled && !d.anyVariant && !d.variants.has(r.Variant.Name)) {
+				return false
+			}
+			continue
 		}
 		on, winner := s.eval(p, ctx, e)
 		if !d.wantEnabled {

@@ -36,6 +36,7 @@ type flag struct {
 
 type dependency struct {
 	parent      *flag // nil when the parent does not exist
+	parentIndex int   // the parent's position in Snapshot.flags
 	wantEnabled bool
 	variants    stringSet
 	anyVariant  bool
@@ -88,7 +89,12 @@ func Compile(payload *clientapi.Features, opts Options) *Snapshot {
 		resolved[f.Name] = true
 		cf := s.byName[f.Name]
 		for _, d := range f.Dependencies {
+			pi, ok := index[d.Feature]
+			if !ok {
+				pi = len(s.flags)
+			}
 			cf.deps = append(cf.deps, dependency{
+				parentIndex: pi,
 				parent:      s.byName[d.Feature],
 				wantEnabled: d.WantsEnabled(),
 				variants:    newStringSet(d.Variants),
