@@ -103,8 +103,19 @@ func Compile(payload *clientapi.Features, opts Options) *Snapshot {
 		}
 	}
 	s.assignSlots()
+	// The fixed results share one allocation.
+	count := 0
 	for i := range s.flags {
-		s.flags[i].fixed = fixedResult(&s.flags[i])
+		if _, ok := fixedResult(&s.flags[i]); ok {
+			count++
+		}
+	}
+	fixed := make([]Result, 0, count)
+	for i := range s.flags {
+		if r, ok := fixedResult(&s.flags[i]); ok {
+			fixed = append(fixed, r)
+			s.flags[i].fixed = &fixed[len(fixed)-1]
+		}
 	}
 	return s
 }
@@ -144,28 +155,28 @@ func (s *Snapshot) Names() []string {
 	return out
 }
 
-// fixedResult is f's result when no context can change it, else nil.
-func fixedResult(f *flag) *Result {
-	r := &Result{Name: f.name, Found: true, ImpressionData: f.impressionData, Variant: Variant{Name: DisabledVariant}}
+// fixedResult is f's result when no context can change it.
+func fixedResult(f *flag) (Result, bool) {
+	r := Result{Name: f.name, Found: true, ImpressionData: f.impressionData, Variant: Variant{Name: DisabledVariant}}
 	if !f.enabled {
-		return r
+		return r, true
 	}
 	if len(f.deps) > 0 {
-		return nil
+		return r, false
 	}
 	variants := &f.variants
 	if len(f.strategies) > 0 {
 		first := &f.strategies[0]
 		if first.kind != stratDefault || first.off || len(first.constraints) > 0 {
-			return nil
+			return r, false
 		}
 		if len(first.variants.variants) > 0 {
 			variants = &first.variants
 		}
 	}
 	if len(variants.variants) > 0 {
-		return nil
+		return r, false
 	}
 	r.Enabled, r.Variant.FeatureEnabled = true, true
-	return r
+	return r, true
 }
