@@ -43,7 +43,7 @@ func (a *Answers) Write(w http.ResponseWriter, r *http.Request, ctx *engine.Cont
 // write is Write; count, when set, sees the results of a toggles list.
 func (a *Answers) write(w http.ResponseWriter, r *http.Request, ctx *engine.Context, names []string, all, cacheable bool, count func([]engine.Result)) {
 	var key string
-	if len(names) == 0 && cacheable {
+	if len(names) == 0 && cacheable && a.cache.maxBytes > 0 {
 		key = answerKey(ctx, all)
 		if c, ok := a.cache.get(key); ok {
 			writeJSONTagged(w, r, c.body, c.etag, true)
