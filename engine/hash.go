@@ -29,8 +29,8 @@ func NormalizedHash(group, identifier string, modulus, seed uint32) uint32 {
 type hashPrefix struct {
 	h       uint32
 	pending uint32 // the left-over bytes, little-endian
-	npend   int    // how many, 0 to 3
-	length  int    // bytes hashed so far, pending included
+	length  uint32 // bytes hashed so far, pending included
+	npend   uint8  // how many bytes are pending, 0 to 3
 }
 
 func newHashPrefix(group string, seed uint32) hashPrefix {
@@ -62,7 +62,7 @@ func (p *hashPrefix) bucket(id string, modulus uint32) uint32 {
 
 // sum finishes the hash of "group:" + id.
 func (p *hashPrefix) sum(id string) uint32 {
-	h, k, n := p.h, p.pending, p.npend
+	h, k, n := p.h, p.pending, uint(p.npend)
 	i := 0
 	if n > 0 {
 		// Complete the prefix's partial block with the id's first bytes.
@@ -70,7 +70,7 @@ func (p *hashPrefix) sum(id string) uint32 {
 			k |= uint32(id[i]) << (8 * n)
 		}
 		if n < 4 {
-			return murmurFinish(h, k, n, p.length+len(id))
+			return murmurFinish(h, k, n, p.length+uint32(len(id)))
 		}
 		h, k, n = murmurRound(h, k), 0, 0
 	}
@@ -80,7 +80,7 @@ func (p *hashPrefix) sum(id string) uint32 {
 	for ; i < len(id); i, n = i+1, n+1 {
 		k |= uint32(id[i]) << (8 * n)
 	}
-	return murmurFinish(h, k, n, p.length+len(id))
+	return murmurFinish(h, k, n, p.length+uint32(len(id)))
 }
 
 const (
@@ -98,14 +98,14 @@ func murmurRound(h, k uint32) uint32 {
 }
 
 // murmurFinish mixes in the n (0 to 3) tail bytes k and the total length.
-func murmurFinish(h, k uint32, n, length int) uint32 {
+func murmurFinish(h, k uint32, n uint, length uint32) uint32 {
 	if n > 0 {
 		k *= murmurC1
 		k = bits.RotateLeft32(k, 15)
 		k *= murmurC2
 		h ^= k
 	}
-	h ^= uint32(length)
+	h ^= length
 	h ^= h >> 16
 	h *= 0x85ebca6b
 	h ^= h >> 13

@@ -22,16 +22,16 @@ type Snapshot struct {
 }
 
 type flag struct {
+	// fixed is the flag's result for every context, when it cannot depend
+	// on one: the flag is off, or on by a first strategy that is a plain
+	// default (or by having none) without parents or variants to pick.
+	fixed          *Result
 	name           string
 	enabled        bool
 	impressionData bool
 	strategies     []strategy
-	variants       variantSet
 	deps           []dependency
-	// fixed is the flag's result for every context, when it cannot depend
-	// on one: the flag is off, or on by a first strategy that is a plain
-	// default (or by having none) without parents or variants to pick.
-	fixed *Result
+	variants       variantSet
 }
 
 type dependency struct {

@@ -65,24 +65,24 @@ func parseStickiness(s string) stickiness {
 }
 
 // strategy is a compiled activation strategy.
+// Fields that evaluation reads most come first.
 type strategy struct {
 	kind        strategyKind
 	off         bool // a referenced segment is missing or an operator unknown
+	pctOK       bool
 	constraints []constraint
+	percentage  float64    // gradual*, flexibleRollout
+	groupHash   hashPrefix // "groupID:" hashed with the rollout seed
+	sticky      stickiness
+	variants    variantSet
 
-	percentage float64 // gradual*, flexibleRollout
-	pctOK      bool
-	groupID    string
-	groupHash  hashPrefix // "groupID:" hashed with the rollout seed
-	sticky     stickiness
-	ids        stringSet      // userWithId
-	prefixes   []netip.Prefix // remoteAddress
-	addrs      []string       // remoteAddress entries, for exact matches of non-IP values
-	hostnames  []string       // applicationHostname, lower-cased
-	custom     CustomStrategy
-	params     map[string]string // custom strategies see their raw parameters
-
-	variants variantSet
+	groupID   string
+	ids       stringSet      // userWithId
+	prefixes  []netip.Prefix // remoteAddress
+	addrs     []string       // remoteAddress entries, for exact matches of non-IP values
+	hostnames []string       // applicationHostname, lower-cased
+	custom    CustomStrategy
+	params    map[string]string // custom strategies see their raw parameters
 }
 
 func compileStrategy(flagName string, s clientapi.Strategy, segments map[int][]constraint, e *env, warn func(string, ...any)) strategy {
