@@ -57,14 +57,13 @@ func (s *Snapshot) IsEnabled(name string, ctx *Context) bool {
 // Evaluate returns whether a flag is on for ctx and which variant it gives,
 // from one pass over its strategies (so random stickiness cannot give the
 // two answers from different draws).
-func (s *Snapshot) Evaluate(name string, ctx *Context) Result {
+func (s *Snapshot) Evaluate(name string, ctx *Context) (r Result) {
 	f, ok := s.byName[name]
 	if !ok {
 		return Result{Name: name, Variant: Variant{Name: DisabledVariant}}
 	}
 	var slot [1]slotValue
 	e := s.scratchRun(&slot)
-	var r Result
 	s.resultInto(&r, f, ctx, &e)
 	return r
 }
