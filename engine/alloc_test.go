@@ -21,3 +21,20 @@ func TestEvaluationDoesNotAllocate(t *testing.T) {
 		}
 	}
 }
+
+// TestEvaluateEnabledGrowsOnce: a list without room gets one allocation,
+// and the list appends after what dst already holds.
+func TestEvaluateEnabledGrowsOnce(t *testing.T) {
+	snap := engine.Compile(fixture.Features(500, 3), engine.Options{})
+	wc := fixture.Context(1)
+	ctx := engine.ContextFromWire(&wc)
+	want, _, _ := snap.EvaluateEnabled(&ctx, nil)
+	if n := testing.AllocsPerRun(10, func() { _, _, _ = snap.EvaluateEnabled(&ctx, nil) }); n != 1 {
+		t.Errorf("EvaluateEnabled into an empty list allocated %.1f times, want 1", n)
+	}
+	prefix := []engine.Result{{Name: "before"}}
+	got, _, _ := snap.EvaluateEnabled(&ctx, prefix)
+	if len(got) != len(want)+1 || got[0].Name != "before" || got[1] != want[0] || got[len(got)-1] != want[len(want)-1] {
+		t.Errorf("after a prefix: %d results, want %d", len(got), len(want)+1)
+	}
+}

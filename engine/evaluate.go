@@ -99,7 +99,8 @@ func (s *Snapshot) evaluateInto(out []Result, ctx *Context) {
 func (s *Snapshot) EvaluateEnabled(ctx *Context, dst []Result) (results []Result, volatile bool, window Window) {
 	// Evaluate every flag into the free capacity, then keep those on.
 	n := len(dst)
-	all := slices.Grow(dst, len(s.flags))[n : n+len(s.flags)]
+	dst = slices.Grow(dst, len(s.flags))
+	all := dst[n : n+len(s.flags)]
 	s.evaluateInto(all, ctx)
 	for i := range all {
 		r := &all[i]
