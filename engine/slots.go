@@ -101,12 +101,12 @@ func releaseSlots(borrowed *[]slotValue) {
 
 // assignSlots numbers the distinct fields that the compiled flags read.
 func (s *Snapshot) assignSlots() {
-	numbers := map[field]uint16{}
+	numbers := map[field]uint32{}
 	assign := func(f *field) {
 		key := field{kind: f.kind, name: f.name}
 		n, ok := numbers[key]
 		if !ok {
-			n = uint16(len(numbers))
+			n = uint32(len(numbers))
 			numbers[key] = n
 		}
 		f.slot = n
