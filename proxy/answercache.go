@@ -34,12 +34,17 @@ const answerEntryOverhead = 160
 //
 // Bounds: an answer is kept only the second time its context is seen, so
 // a stream of one-off contexts (every user a new id) costs no copies and
-// does not crowd out the contexts that poll; and when the kept answers
-// would pass maxBytes, they are all dropped and the cache starts over.
+// does not fill the cache; and once the kept answers reach maxBytes no
+// more are added (concurrent additions may pass it by an answer each):
+// those kept are served until their window ends or a new configuration
+// replaces the cache. (Dropping answers to make room would, under more
+// polling contexts than fit, copy answers that are never served.)
 type answerCache struct {
 	maxBytes int64 // 0 disables the cache
 	now      func() time.Time
-	gen      atomic.Pointer[answerGen]
+	m        sync.Map // string → *cachedAnswer
+	bytes    atomic.Int64
+	entries  atomic.Int64
 	seed     maphash.Seed
 	// seen holds hashes of recently answered keys, one per slot: a key is
 	// admitted when its slot already holds its hash.
@@ -47,13 +52,6 @@ type answerCache struct {
 }
 
 const answerSeenSlots = 4096
-
-// answerGen is one generation of kept answers, dropped as a whole.
-type answerGen struct {
-	m       sync.Map // string → *cachedAnswer
-	bytes   atomic.Int64
-	entries atomic.Int64
-}
 
 type cachedAnswer struct {
 	body   []byte
@@ -63,9 +61,7 @@ type cachedAnswer struct {
 }
 
 func newAnswerCache(maxBytes int64, now func() time.Time) *answerCache {
-	c := &answerCache{maxBytes: max(maxBytes, 0), now: now, seed: maphash.MakeSeed()}
-	c.gen.Store(&answerGen{})
-	return c
+	return &answerCache{maxBytes: max(maxBytes, 0), now: now, seed: maphash.MakeSeed()}
 }
 
 // get returns the answer kept under key if it still holds now.
@@ -73,7 +69,7 @@ func (c *answerCache) get(key string) (*cachedAnswer, bool) {
 	if c.maxBytes == 0 {
 		return nil, false
 	}
-	v, ok := c.gen.Load().m.Load(key)
+	v, ok := c.m.Load(key)
 	if !ok {
 		return nil, false
 	}
@@ -96,28 +92,38 @@ func (c *answerCache) admit(key string) bool {
 }
 
 // put keeps a copy of body under key for as long as window holds, when
-// key's context was seen before.
+// key's context was seen before and the cache has room, or when it
+// replaces an answer whose window ended.
 func (c *answerCache) put(key string, body []byte, etag string, window engine.Window) {
 	size := int64(len(body)+len(key)+len(etag)) + answerEntryOverhead
-	if size > c.maxBytes || !c.admit(key) {
+	if size > c.maxBytes {
 		return
 	}
-	g := c.gen.Load()
-	if g.bytes.Load()+size > c.maxBytes {
-		c.gen.CompareAndSwap(g, &answerGen{})
-		g = c.gen.Load()
-	}
-	prev, replaced := g.m.Swap(key, &cachedAnswer{body: slices.Clone(body), etag: etag, window: window, size: size})
-	if replaced {
-		g.bytes.Add(size - prev.(*cachedAnswer).size)
+	if prev, ok := c.m.Load(key); ok {
+		old := prev.(*cachedAnswer)
+		if c.bytes.Load()+size-old.size > c.maxBytes {
+			if c.m.CompareAndDelete(key, prev) {
+				c.entries.Add(-1)
+				c.bytes.Add(-old.size)
+			}
+			return
+		}
+		if c.m.CompareAndSwap(key, prev, &cachedAnswer{body: slices.Clone(body), etag: etag, window: window, size: size}) {
+			c.bytes.Add(size - old.size)
+		}
 		return
 	}
-	g.entries.Add(1)
-	g.bytes.Add(size)
+	if c.bytes.Load()+size > c.maxBytes || !c.admit(key) {
+		return
+	}
+	if _, loaded := c.m.LoadOrStore(key, &cachedAnswer{body: slices.Clone(body), etag: etag, window: window, size: size}); !loaded {
+		c.entries.Add(1)
+		c.bytes.Add(size)
+	}
 }
 
 // len is the number of kept answers.
-func (c *answerCache) len() int64 { return c.gen.Load().entries.Load() }
+func (c *answerCache) len() int64 { return c.entries.Load() }
 
 // stability reports whether an answer may differ for the same context at
 // any moment, and otherwise the span of clock readings in which it holds.

@@ -176,7 +176,8 @@ func TestAnswerCacheFollowsTheClock(t *testing.T) {
 }
 
 // TestAnswerCacheBounds: one-off contexts are not kept, the kept answers
-// never pass the bound, and a bound of 0 keeps nothing.
+// never pass the bound and stay once it is reached, and a bound of 0 keeps
+// nothing.
 func TestAnswerCacheBounds(t *testing.T) {
 	payload := &clientapi.Features{Version: 2, Features: []clientapi.Feature{{Name: "f", Enabled: true}}}
 	snap := engine.Compile(payload, engine.Options{})
@@ -194,12 +195,17 @@ func TestAnswerCacheBounds(t *testing.T) {
 	for i := range 200 {
 		answer(a, fmt.Sprint("poller-", i))
 		answer(a, fmt.Sprint("poller-", i))
-		if b := a.cache.gen.Load().bytes.Load(); b > 2000 {
+		if b := a.cache.bytes.Load(); b > 2000 {
 			t.Fatalf("kept %d bytes, bound 2000", b)
 		}
 	}
 	if n := a.cache.len(); n == 0 {
 		t.Error("nothing kept")
+	}
+	// A full cache keeps what it holds rather than churning.
+	first := engine.Context{UserID: "poller-0"}
+	if _, ok := a.cache.get(answerKey(&first, false)); !ok {
+		t.Error("the first poller's answer was dropped to make room")
 	}
 	off := NewAnswersCached(snap, payload, 0)
 	answer(off, "u")
