@@ -213,9 +213,16 @@ func TestAnswerCacheBounds(t *testing.T) {
 	if n := off.cache.len(); n != 0 {
 		t.Errorf("a cache of 0 bytes kept %d answers", n)
 	}
-	// SIGNALBOX_PROXY_ANSWER_CACHE_BYTES=0 turns the cache off.
+	// SIGNALBOX_PROXY_ANSWER_CACHE_BYTES=0 turns the cache off; what is not
+	// a number of bytes is refused by name.
 	if c, err := ConfigFromEnv(env(map[string]string{"SIGNALBOX_PROXY_ANSWER_CACHE_BYTES": "0"})); err != nil || c.withDefaults().AnswerCacheBytes >= 0 {
 		t.Errorf("0 bytes: %d %v", c.AnswerCacheBytes, err)
+	}
+	for _, bad := range []string{"-5", "16MB", "1.5"} {
+		if _, err := ConfigFromEnv(env(map[string]string{"SIGNALBOX_PROXY_ANSWER_CACHE_BYTES": bad})); err == nil ||
+			!strings.Contains(err.Error(), "SIGNALBOX_PROXY_ANSWER_CACHE_BYTES") {
+			t.Errorf("%q: error %v", bad, err)
+		}
 	}
 }
 

@@ -52,6 +52,7 @@ var envVars = []EnvVar{
 	{"SERVICE_TAGS", "tags", "", "Tag filters as name:value,name2:value2.", setTags},
 	{"CLIENT_KEY_HEADER_NAME", "clientKeysHeaderName", DefaultClientKeysHeaderName, "Request header that carries the client key.", func(c *Config, v string) error { c.ClientKeysHeaderName = v; return nil }},
 	{"SIGNALBOX_PROXY_BACKUP_DIR", "", "OS temp dir", "Directory of the default backup files.", func(c *Config, v string) error { c.BackupDir = v; return nil }},
+	{"SIGNALBOX_PROXY_ANSWER_CACHE_BYTES", "", "16777216", "Bytes of answers kept per evaluation context; 0 keeps none.", setAnswerCacheBytes},
 	{"ENABLE_OAS", "enableOAS", "false", "Serve /docs/openapi.json and the Swagger UI at /docs/openapi/.", boolSetter(func(c *Config) *bool { return &c.EnableOAS })},
 	{"ENABLE_ALL_ENDPOINT", "enableAllEndpoint", "false", "Serve /proxy/all, which lists disabled flags too.", boolSetter(func(c *Config) *bool { return &c.EnableAllEndpoint })},
 	{"CORS_ALLOWED_HEADERS", "cors.allowedHeaders", "", "Comma-separated allowed request headers; unset echoes the preflight's.", func(c *Config, v string) error { c.CORS.AllowedHeaders = splitList(v); return nil }},
@@ -70,7 +71,6 @@ var envVars = []EnvVar{
 	{"EXP_BOOTSTRAP_URL", "expBootstrap.url", "", "URL of a configuration to load at start (experimental).", func(c *Config, v string) error { c.ExpBootstrap.URL = v; return nil }},
 	{"EXP_BOOTSTRAP_AUTHORIZATION", "expBootstrap.urlHeaders.Authorization", "", "Authorization header for the bootstrap URL (experimental).", func(c *Config, v string) error { c.ExpBootstrap.Authorization = v; return nil }},
 	{"EXP_SERVER_SIDE_SDK_CONFIG_TOKENS", "expServerSideSdkConfig.tokens", "", "Comma-separated tokens that may read /proxy/client/features (experimental).", func(c *Config, v string) error { c.ExpServerSideSDKConfig.Tokens = splitList(v); return nil }},
-	{"SIGNALBOX_PROXY_ANSWER_CACHE_BYTES", "", "16777216", "Bytes of answers kept per evaluation context; 0 keeps none.", setAnswerCacheBytes},
 	{"EXP_CUSTOM_ENRICHERS_FILE", "expCustomEnrichers", "", "Script file exporting context enrichers (experimental).", func(c *Config, v string) error { c.ExpCustomEnrichersFile = v; return nil }},
 }
 
