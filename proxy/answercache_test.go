@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -227,3 +229,62 @@ func TestAnswerCacheBounds(t *testing.T) {
 }
 
 func boolPtr(b bool) *bool { return &b }
+
+// TestAnswerCacheConcurrent serves many goroutines at once while the
+// clock crosses a date boundary (run it with -race): every answer is one
+// that evaluation gives before or after the boundary, and answers given
+// after the clock has passed it are the later one.
+func TestAnswerCacheConcurrent(t *testing.T) {
+	boundary := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+	payload := &clientapi.Features{Version: 2, Features: []clientapi.Feature{
+		{Name: "launch", Enabled: true, Strategies: []clientapi.Strategy{{Name: "default", Constraints: []clientapi.Constraint{
+			{ContextName: "currentTime", Operator: "DATE_AFTER", Value: boundary.Format(time.RFC3339)}}}}},
+		{Name: "always", Enabled: true},
+	}}
+	var clock atomic.Int64
+	clock.Store(boundary.Add(-time.Second).UnixNano())
+	snap := engine.Compile(payload, engine.Options{Now: func() time.Time { return time.Unix(0, clock.Load()) }})
+	a := NewAnswersCached(snap, payload, 4096)
+	answer := func(user string) string {
+		ctx := engine.Context{UserID: user}
+		w := httptest.NewRecorder()
+		a.Write(w, httptest.NewRequest("GET", "/proxy", nil), &ctx, nil, false, true)
+		return w.Body.String()
+	}
+	before := answer("probe")
+	clock.Store(boundary.Add(time.Second).UnixNano())
+	after := answer("probe")
+	clock.Store(boundary.Add(-time.Second).UnixNano())
+	if before == after {
+		t.Fatal("the boundary does not change the answer")
+	}
+	var wg sync.WaitGroup
+	errs := make(chan string, 64)
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 300 {
+				if g == 0 && i == 150 {
+					clock.Store(boundary.Add(time.Second).UnixNano())
+				}
+				passed := clock.Load() > boundary.UnixNano()
+				got := answer(fmt.Sprint("user-", i%20))
+				if (got != before && got != after) || (passed && got != after) {
+					select {
+					case errs <- got:
+					default:
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for got := range errs {
+		t.Errorf("served %s; before the boundary %s, after %s", got, before, after)
+	}
+	if b := a.cache.bytes.Load(); b > 4096+int64(8*len(after)+8*answerEntryOverhead+8*64) {
+		t.Errorf("kept %d bytes, bound 4096", b)
+	}
+}
