@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/signalbox/signalbox/engine"
@@ -21,3 +22,25 @@ func TestEvaluationDoesNotAllocate(t *testing.T) {
 		}
 	}
 }
+
+// TestEvaluateEnabledGrowsOnce: a list without room gets one allocation,
+// and the list appends after what dst already holds.
+func TestEvaluateEnabledGrowsOnce(t *testing.T) {
+	snap := engine.Compile(fixture.Features(500, 3), engine.Options{})
+	wc := fixture.Context(1)
+	ctx := engine.ContextFromWire(&wc)
+	want, _, _ := snap.EvaluateEnabled(&ctx, nil)
+	// As many allocations as growing the list once (one, or more when
+	// built with the race detector).
+	grow := testing.AllocsPerRun(10, func() { resultSink = slices.Grow([]engine.Result(nil), snap.Len()) })
+	if n := testing.AllocsPerRun(10, func() { resultSink, _, _ = snap.EvaluateEnabled(&ctx, nil) }); n != grow {
+		t.Errorf("EvaluateEnabled into an empty list allocated %.1f times, growing it once %.1f", n, grow)
+	}
+	prefix := []engine.Result{{Name: "before"}}
+	got, _, _ := snap.EvaluateEnabled(&ctx, prefix)
+	if len(got) != len(want)+1 || got[0].Name != "before" || got[1] != want[0] || got[len(got)-1] != want[len(want)-1] {
+		t.Errorf("after a prefix: %d results, want %d", len(got), len(want)+1)
+	}
+}
+
+var resultSink []engine.Result

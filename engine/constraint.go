@@ -60,21 +60,26 @@ func IsOperator(name string) bool { _, ok := operators[name]; return ok }
 // constraint is a compiled constraint: its value is parsed once, and a value
 // that cannot be parsed is remembered as such (the constraint then never
 // matches, before inversion).
+//
+// Fields that every evaluation reads come first, so that a constraint
+// usually costs one or two cache lines.
 type constraint struct {
-	field    field
-	op       operator
-	inverted bool
-	fold     bool // case-insensitive STR_*
+	field     field
+	op        operator
+	inverted  bool
+	fold      bool // case-insensitive STR_*
+	valid     bool // the constraint's own value parsed
+	strsASCII bool // every entry of strs is ASCII
 
-	set       stringSet      // IN, NOT_IN
-	strs      []string       // STR_* (lower-cased when fold)
-	strsASCII bool           // every entry of strs is ASCII
-	num       float64        // NUM_*
-	date      time.Time      // DATE_*
-	ver       version        // SEMVER_*
-	re        *regexp.Regexp // REGEX; nil when invalid
-	prefixes  []netip.Prefix // IN_CIDR
-	valid     bool           // the constraint's own value parsed
+	set      stringSet // IN, NOT_IN
+	strs     []string  // STR_* (lower-cased when fold)
+	num      float64   // NUM_*
+	dateNano int64     // DATE_*: date in Unix nanoseconds, saturated
+
+	date     time.Time      // DATE_*
+	ver      version        // SEMVER_*
+	re       *regexp.Regexp // REGEX; nil when invalid
+	prefixes []netip.Prefix // IN_CIDR
 }
 
 func compileConstraint(c clientapi.Constraint, warn func(string, ...any)) constraint {
@@ -101,6 +106,7 @@ func compileConstraint(c clientapi.Constraint, warn func(string, ...any)) constr
 		cc.num, cc.valid = parseDecimal(c.Value)
 	case opDateAfter, opDateBefore:
 		cc.date, cc.valid = parseDate(c.Value)
+		cc.dateNano = unixNano(cc.date)
 	case opSemverEq, opSemverGt, opSemverGte, opSemverLt, opSemverLte:
 		// Strict: a leading "v" makes the value invalid, as the spec requires.
 		cc.ver, cc.valid = parseSemver(c.Value)
@@ -163,7 +169,8 @@ func (c *constraint) test(ctx *Context, env *run) bool {
 	if c.op == opDateAfter || c.op == opDateBefore {
 		return c.testDate(ctx, env)
 	}
-	v, ok := ctx.value(c.field)
+	sv := env.slot(ctx, &c.field)
+	v, ok := sv.value, sv.present
 	switch c.op {
 	case opIn:
 		return ok && c.set.has(v)
@@ -177,10 +184,10 @@ func (c *constraint) test(ctx *Context, env *run) bool {
 	case opStrStartsWith, opStrEndsWith, opStrContains:
 		return c.testString(v)
 	case opNumEq, opNumGt, opNumGte, opNumLt, opNumLte:
-		n, ok := parseDecimal(v)
+		n, ok := sv.number()
 		return ok && compareNum(c.op, n, c.num)
 	case opSemverEq, opSemverGt, opSemverGte, opSemverLt, opSemverLte:
-		ver, ok := parseSemver(v)
+		ver, ok := sv.version()
 		return ok && compareOrder(c.op, ver.compare(c.ver))
 	case opRegex:
 		return c.re.MatchString(v)
@@ -196,20 +203,29 @@ func (c *constraint) testDate(ctx *Context, env *run) bool {
 	}
 	var t time.Time
 	if c.field.kind == fieldCurrentTime {
-		// Read the context's instant directly; fall back to the clock.
+		// Read the context's instant directly; fall back to the clock,
+		// and then remember for which readings this verdict holds.
 		t = ctx.CurrentTime
 		if t.IsZero() {
 			t = env.now()
+			on := c.compareDate(t)
+			env.window.clockVerdict(c.op == opDateAfter, c.dateNano, on)
+			return on
 		}
 	} else {
-		v, ok := ctx.value(c.field)
-		if !ok {
+		sv := env.slot(ctx, &c.field)
+		if !sv.present {
 			return false
 		}
-		if t, ok = parseDate(v); !ok {
+		var ok bool
+		if t, ok = parseDate(sv.value); !ok {
 			return false
 		}
 	}
+	return c.compareDate(t)
+}
+
+func (c *constraint) compareDate(t time.Time) bool {
 	if c.op == opDateAfter {
 		return t.After(c.date)
 	}
@@ -261,9 +277,16 @@ func foldMatch(op operator, v, s string) bool {
 	return false
 }
 
-// equalLowerASCII reports whether a, lower-cased, equals the lower-case b.
+// equalLowerASCII reports whether the ASCII a, lower-cased, equals the
+// lower-case ASCII b (of the same length), eight bytes at a time.
 func equalLowerASCII(a, b string) bool {
-	for i := 0; i < len(a); i++ {
+	i := 0
+	for ; i+8 <= len(a); i += 8 {
+		if lower8(load64(a, i)) != load64(b, i) {
+			return false
+		}
+	}
+	for ; i < len(a); i++ {
 		c := a[i]
 		if 'A' <= c && c <= 'Z' {
 			c += 'a' - 'A'
@@ -276,12 +299,38 @@ func equalLowerASCII(a, b string) bool {
 }
 
 func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		if load64(s, i)&(ones8*0x80) != 0 {
+			return false
+		}
+	}
+	for ; i < len(s); i++ {
 		if s[i] >= utf8.RuneSelf {
 			return false
 		}
 	}
 	return true
+}
+
+const ones8 = 0x0101010101010101
+
+// load64 reads s[i:i+8] little-endian (the compiler makes it one load).
+func load64(s string, i int) uint64 {
+	s = s[i : i+8]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
+// lower8 lower-cases eight ASCII bytes at once: a byte's high bit is set
+// by adding 0x80-'A' when it is at least 'A', and by adding 0x80-'Z'-1
+// when it is above 'Z'; neither sum carries into the next byte, as every
+// byte is below 0x80.
+func lower8(x uint64) uint64 {
+	atLeastA := x + ones8*(0x80-'A')
+	aboveZ := x + ones8*(0x80-'Z'-1)
+	upper := (atLeastA &^ aboveZ) & (ones8 * 0x80)
+	return x | upper>>2
 }
 
 func compareNum(op operator, a, b float64) bool {

@@ -23,6 +23,7 @@ type Context struct {
 type field struct {
 	kind fieldKind
 	name string // property name when kind is fieldProperty
+	slot uint32 // where an evaluation keeps its value (see slots.go)
 }
 
 type fieldKind uint8

@@ -19,5 +19,13 @@
 //     the other strategies of the flag are still evaluated.
 //
 // The package does no I/O. Randomness, the clock, the host name and custom
-// strategies are injected through Options.
+// strategies are injected through Options. Each Result says what besides
+// the snapshot and the context it depended on, so that callers can keep
+// answers exactly: Volatile for a random draw or a custom strategy, and a
+// Window of clock readings over which its DATE constraints hold.
+//
+// Evaluating every flag (EvaluateAll, EvaluateEnabled) resolves each
+// context field once for all flags, answers flags that no context can
+// change from a precomputed result and reuses a parent's result for its
+// children; neither it nor Evaluate allocates.
 package engine

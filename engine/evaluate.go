@@ -1,33 +1,44 @@
 package engine
 
-import "github.com/signalbox/signalbox/clientapi"
+import (
+	"slices"
+	"time"
+
+	"github.com/signalbox/signalbox/clientapi"
+)
 
 // DisabledVariant is the name of the fallback variant.
 const DisabledVariant = "disabled"
 
-// Result is the evaluation of one flag for one context.
+// Result is the evaluation of one flag for one context. (Fields are
+// ordered so that the struct packs tightly: evaluating many flags is
+// largely writing these.)
 type Result struct {
-	Name string
+	Name    string
+	Variant Variant
+	// Window is when the answer holds: DATE constraints evaluated against
+	// the clock (a context without currentTime) give the same verdicts at
+	// every instant of it. An answer may be kept only as long as its
+	// window holds.
+	Window Window
 	// Found is false for a flag the snapshot does not know.
 	Found          bool
 	Enabled        bool
 	ImpressionData bool
-	Variant        Variant
-	// Volatile is set when the answer depended on more than the snapshot
-	// and the context: a random draw (random stickiness, a missing
-	// stickiness value, gradualRolloutRandom), the clock (a DATE constraint
-	// without currentTime) or a custom strategy. Only answers without it may
-	// be cached.
+	// Volatile is set when the answer depended on more than the snapshot,
+	// the context and the clock: a random draw (random stickiness, a
+	// missing stickiness value, gradualRolloutRandom) or a custom strategy.
+	// Only answers without it may be cached.
 	Volatile bool
 }
 
 // Variant is the variant picked for a context. The fallback has the name
 // "disabled", Enabled false and no payload.
 type Variant struct {
-	Name    string
-	Enabled bool
+	Name string
 	// Payload points into the snapshot; callers must not modify it.
 	Payload        *clientapi.Payload
+	Enabled        bool
 	FeatureEnabled bool
 }
 
@@ -37,7 +48,8 @@ func (s *Snapshot) IsEnabled(name string, ctx *Context) bool {
 	if !ok {
 		return false
 	}
-	e := run{env: s.env}
+	var slot [1]slotValue
+	e := s.scratchRun(&slot)
 	on, _ := s.eval(f, ctx, &e)
 	return on
 }
@@ -45,44 +57,81 @@ func (s *Snapshot) IsEnabled(name string, ctx *Context) bool {
 // Evaluate returns whether a flag is on for ctx and which variant it gives,
 // from one pass over its strategies (so random stickiness cannot give the
 // two answers from different draws).
-func (s *Snapshot) Evaluate(name string, ctx *Context) Result {
+func (s *Snapshot) Evaluate(name string, ctx *Context) (r Result) {
 	f, ok := s.byName[name]
 	if !ok {
 		return Result{Name: name, Variant: Variant{Name: DisabledVariant}}
 	}
-	return s.result(f, ctx)
+	var slot [1]slotValue
+	e := s.scratchRun(&slot)
+	s.resultInto(&r, f, ctx, &e)
+	return r
 }
 
 // EvaluateAll appends the result of every flag, in payload order, to dst.
 func (s *Snapshot) EvaluateAll(ctx *Context, dst []Result) []Result {
-	for i := range s.flags {
-		dst = append(dst, s.result(&s.flags[i], ctx))
-	}
+	n := len(dst)
+	dst = slices.Grow(dst, len(s.flags))[:n+len(s.flags)]
+	s.evaluateInto(dst[n:], ctx)
 	return dst
+}
+
+// evaluateInto evaluates every flag, in payload order, into out (one
+// element per flag). Context fields are resolved once for all flags, and
+// a parent flag already evaluated is not evaluated again for its
+// children.
+func (s *Snapshot) evaluateInto(out []Result, ctx *Context) {
+	var stack [stackSlots]slotValue
+	e, borrowed := s.newRun(&stack)
+	for i := range s.flags {
+		e.done = out[:i]
+		s.resultInto(&out[i], &s.flags[i], ctx, &e)
+	}
+	releaseSlots(borrowed)
 }
 
 // EvaluateEnabled appends the result of every flag that is on for ctx, in
 // payload order, to dst. volatile reports whether any flag, listed or not,
-// was volatile (see Result.Volatile): a flag left out by a random draw
-// makes the list itself volatile.
-func (s *Snapshot) EvaluateEnabled(ctx *Context, dst []Result) (results []Result, volatile bool) {
-	for i := range s.flags {
-		r := s.result(&s.flags[i], ctx)
+// was volatile (see Result.Volatile), and window is the span in which
+// every flag's answer, listed or not, holds (see Result.Window): a flag
+// left out by a random draw or by a date makes the list itself depend on
+// them.
+func (s *Snapshot) EvaluateEnabled(ctx *Context, dst []Result) (results []Result, volatile bool, window Window) {
+	// Evaluate every flag into the free capacity, then keep those on.
+	n := len(dst)
+	dst = slices.Grow(dst, len(s.flags))
+	all := dst[n : n+len(s.flags)]
+	s.evaluateInto(all, ctx)
+	for i := range all {
+		r := &all[i]
 		volatile = volatile || r.Volatile
+		window = window.Intersect(r.Window)
 		if r.Enabled {
-			dst = append(dst, r)
+			dst = append(dst, *r) // never past all[i]: copies only forward
 		}
 	}
-	return dst, volatile
+	return dst, volatile, window
 }
 
-func (s *Snapshot) result(f *flag, ctx *Context) Result {
-	e := run{env: s.env}
-	on, winner := s.eval(f, ctx, &e)
-	r := Result{Name: f.name, Found: true, Enabled: on, ImpressionData: f.impressionData}
-	r.Variant = s.variantFor(f, winner, on, ctx, &e)
+// Now reads the clock the snapshot evaluates DATE constraints with
+// (Options.Now), for callers that keep answers as long as their Window
+// holds.
+func (s *Snapshot) Now() time.Time { return s.env.now() }
+
+// resultInto evaluates one flag into r within the run e, which may span
+// many flags (their context fields are then resolved once). It writes in
+// place: results are large enough for copies to count.
+func (s *Snapshot) resultInto(r *Result, f *flag, ctx *Context, e *run) {
+	if f.fixed != nil {
+		*r = *f.fixed
+		return
+	}
+	e.volatile, e.window = false, Window{}
+	on, winner := s.eval(f, ctx, e)
+	r.Name, r.Found, r.Enabled, r.ImpressionData = f.name, true, on, f.impressionData
+	r.Variant = s.variantFor(f, winner, on, ctx, e)
 	r.Volatile = e.volatile
-	return r
+	r.Window = e.window
 }
 
 func (s *Snapshot) variantFor(f *flag, winner *strategy, on bool, ctx *Context, e *run) Variant {
@@ -126,6 +175,17 @@ func (s *Snapshot) dependenciesMet(f *flag, ctx *Context, e *run) bool {
 		p := d.parent
 		if p == nil || len(p.deps) > 0 {
 			return false
+		}
+		if d.parentIndex < len(e.done) {
+			// Evaluated already in this run: take its answer and what it
+			// depended on.
+			r := &e.done[d.parentIndex]
+			e.volatile = e.volatile || r.Volatile
+			e.window = e.window.Intersect(r.Window)
+			if r.Enabled != d.wantEnabled || (r.Enabled && !d.anyVariant && !d.variants.has(r.Variant.Name)) {
+				return false
+			}
+			continue
 		}
 		on, winner := s.eval(p, ctx, e)
 		if !d.wantEnabled {

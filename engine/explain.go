@@ -80,10 +80,14 @@ type Explanation struct {
 	// stops at the first that is on).
 	Strategies []StrategyExplanation
 	// Volatile is set when any verdict of the explanation depended on a
-	// random draw, the clock or a custom strategy (see Result.Volatile).
-	// It is set whenever Evaluate's answer is volatile, and sometimes when
-	// it is not: the explanation also evaluates what evaluation skips.
+	// random draw or a custom strategy (see Result.Volatile). It is set
+	// whenever Evaluate's answer is volatile, and sometimes when it is not:
+	// the explanation also evaluates what evaluation skips.
 	Volatile bool
+	// Window is when every verdict of the explanation holds (see
+	// Result.Window); it lies within Evaluate's window for the same
+	// instant, for the same reason.
+	Window Window
 }
 
 // StrategyExplanation is the verdict of one strategy and of each of its
@@ -162,7 +166,7 @@ func (s *Snapshot) Explain(name string, ctx *Context) Explanation {
 	frozen := *s.env
 	now := s.env.now()
 	frozen.now = func() time.Time { return now }
-	e := run{env: &frozen}
+	e := run{env: &frozen, slots: make([]slotValue, 1), scratch: true}
 
 	x := Explanation{Name: name, Found: true, Feature: src, FlagEnabled: f.enabled, HasDependencies: len(f.deps) > 0}
 	x.DependenciesMet = s.dependenciesMet(f, ctx, &e)
@@ -206,6 +210,7 @@ func (s *Snapshot) Explain(name string, ctx *Context) Explanation {
 		se.Variant = &v
 	}
 	x.Volatile = e.volatile
+	x.Window = e.window
 	return x
 }
 

@@ -360,7 +360,8 @@ func TestOutcomeJSON(t *testing.T) {
 }
 
 // TestExplainReadsTheClockOnce: two DATE constraints without currentTime
-// see the same instant, and the answer is marked volatile.
+// see the same instant, and the answer's window is what both verdicts
+// allow.
 func TestExplainReadsTheClockOnce(t *testing.T) {
 	calls := 0
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -370,8 +371,12 @@ func TestExplainReadsTheClockOnce(t *testing.T) {
 		{ContextName: "currentTime", Operator: "DATE_BEFORE", Value: "2026-01-01T01:30:00Z"},
 	}}), opts)
 	x := snap.Explain("f", &engine.Context{})
-	if calls != 1 || !x.Enabled || !x.Volatile {
-		t.Errorf("clock read %d times, enabled %v volatile %v; want once, true, true", calls, x.Enabled, x.Volatile)
+	from, _ := x.Window.From()
+	until, _ := x.Window.Until()
+	wantFrom, wantUntil := start.Add(30*time.Minute+time.Nanosecond), start.Add(90*time.Minute)
+	if calls != 1 || !x.Enabled || x.Volatile || !from.Equal(wantFrom) || !until.Equal(wantUntil) {
+		t.Errorf("clock read %d times, enabled %v volatile %v, window [%v, %v); want once, true, false, [%v, %v)",
+			calls, x.Enabled, x.Volatile, from, until, wantFrom, wantUntil)
 	}
 }
 

@@ -1,6 +1,6 @@
 package engine
 
-import "github.com/twmb/murmur3"
+import "math/bits"
 
 const (
 	// rolloutSeed and variantSeed are the MurmurHash3 seeds every Unleash
@@ -9,21 +9,107 @@ const (
 	variantSeed = 86028157
 )
 
-// normalizedHash maps "group:id" to 1..modulus. The key is hashed as UTF-8
-// bytes; the buffer stays on the stack for ordinary key lengths.
+// normalizedHash maps "group:id" to 1..modulus, hashing the UTF-8 bytes of
+// the key with MurmurHash3 x86 32-bit.
 func normalizedHash(group, id string, modulus uint32, seed uint32) uint32 {
-	if modulus == 0 {
-		return 0
-	}
-	var buf [192]byte
-	b := append(buf[:0], group...)
-	b = append(b, ':')
-	b = append(b, id...)
-	return murmur3.SeedSum32(seed, b)%modulus + 1
+	p := newHashPrefix(group, seed)
+	return p.bucket(id, modulus)
 }
 
 // NormalizedHash exposes the bucketing function for tools and tests: the
 // 1..modulus bucket of identifier within group for the given seed.
 func NormalizedHash(group, identifier string, modulus, seed uint32) uint32 {
 	return normalizedHash(group, identifier, modulus, seed)
+}
+
+// hashPrefix is MurmurHash3 x86 32-bit part way through "group:": the
+// state after every whole 4-byte block of the prefix, and the 0 to 3 bytes
+// left over. A strategy or variant list hashes its group once, at compile
+// time; evaluation then hashes only the identifier.
+type hashPrefix struct {
+	h       uint32
+	pending uint32 // the left-over bytes, little-endian
+	length  uint32 // bytes hashed so far, pending included
+	npend   uint8  // how many bytes are pending, 0 to 3
+}
+
+func newHashPrefix(group string, seed uint32) hashPrefix {
+	p := hashPrefix{h: seed}
+	for i := 0; i < len(group); i++ {
+		p.add(group[i])
+	}
+	p.add(':')
+	return p
+}
+
+func (p *hashPrefix) add(b byte) {
+	p.pending |= uint32(b) << (8 * p.npend)
+	p.npend++
+	p.length++
+	if p.npend == 4 {
+		p.h = murmurRound(p.h, p.pending)
+		p.pending, p.npend = 0, 0
+	}
+}
+
+// bucket is the 1..modulus bucket of id (0 for a zero modulus).
+func (p *hashPrefix) bucket(id string, modulus uint32) uint32 {
+	if modulus == 0 {
+		return 0
+	}
+	return p.sum(id)%modulus + 1
+}
+
+// sum finishes the hash of "group:" + id.
+func (p *hashPrefix) sum(id string) uint32 {
+	h, k, n := p.h, p.pending, uint(p.npend)
+	i := 0
+	if n > 0 {
+		// Complete the prefix's partial block with the id's first bytes.
+		for ; n < 4 && i < len(id); i, n = i+1, n+1 {
+			k |= uint32(id[i]) << (8 * n)
+		}
+		if n < 4 {
+			return murmurFinish(h, k, n, p.length+uint32(len(id)))
+		}
+		h, k, n = murmurRound(h, k), 0, 0
+	}
+	for ; i+4 <= len(id); i += 4 {
+		h = murmurRound(h, uint32(id[i])|uint32(id[i+1])<<8|uint32(id[i+2])<<16|uint32(id[i+3])<<24)
+	}
+	for ; i < len(id); i, n = i+1, n+1 {
+		k |= uint32(id[i]) << (8 * n)
+	}
+	return murmurFinish(h, k, n, p.length+uint32(len(id)))
+}
+
+const (
+	murmurC1 = 0xcc9e2d51
+	murmurC2 = 0x1b873593
+)
+
+func murmurRound(h, k uint32) uint32 {
+	k *= murmurC1
+	k = bits.RotateLeft32(k, 15)
+	k *= murmurC2
+	h ^= k
+	h = bits.RotateLeft32(h, 13)
+	return h*5 + 0xe6546b64
+}
+
+// murmurFinish mixes in the n (0 to 3) tail bytes k and the total length.
+func murmurFinish(h, k uint32, n uint, length uint32) uint32 {
+	if n > 0 {
+		k *= murmurC1
+		k = bits.RotateLeft32(k, 15)
+		k *= murmurC2
+		h ^= k
+	}
+	h ^= length
+	h ^= h >> 16
+	h *= 0x85ebca6b
+	h ^= h >> 13
+	h *= 0xc2b2ae35
+	h ^= h >> 16
+	return h
 }

@@ -3,6 +3,8 @@ package engine
 import (
 	"math"
 	"testing"
+
+	"github.com/twmb/murmur3"
 )
 
 // Reference values were computed independently over the UTF-8 bytes of the
@@ -48,5 +50,24 @@ func TestNormalizedHashLongKeyAndZeroModulus(t *testing.T) {
 	}
 	if got := normalizedHash("g", "id", 0, 0); got != 0 {
 		t.Errorf("zero modulus = %d, want 0", got)
+	}
+}
+
+// TestHashPrefixMatchesMurmur3 checks the resumable hash against a
+// reference implementation for every prefix and identifier length up to a
+// few blocks, so that each split of the partial block is covered.
+func TestHashPrefixMatchesMurmur3(t *testing.T) {
+	const text = "Feature.flexibleRollout.ø-123456789:abcdefghijklmnop"
+	for _, seed := range []uint32{rolloutSeed, variantSeed} {
+		for g := 0; g <= 13; g++ {
+			for n := 0; n <= 13; n++ {
+				group, id := text[:g], text[20:20+n]
+				want := murmur3.SeedSum32(seed, []byte(group+":"+id))
+				p := newHashPrefix(group, seed)
+				if got := p.sum(id); got != want {
+					t.Fatalf("seed %d, %q:%q: %d, want %d", seed, group, id, got, want)
+				}
+			}
+		}
 	}
 }

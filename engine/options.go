@@ -64,13 +64,20 @@ func newEnv(o Options) *env {
 }
 
 // run is the state of one evaluation: the snapshot's environment, and
-// whether the answer depended on anything besides the snapshot and the
-// context.
+// what the answer depended on besides the snapshot and the context.
 type run struct {
-	env *env
-	// volatile is set when a random draw, the clock or a custom strategy
-	// took part: the same context may then get another answer.
+	env   *env
+	slots []slotValue // one per snapshot slot, resolved on first use
+	// scratch says slots has one entry, re-resolved at every use.
+	scratch bool
+	// done holds, when all flags are evaluated in payload order, the
+	// results of the flags before the current one, by position.
+	done []Result
+	// volatile is set when a random draw or a custom strategy took part:
+	// the same context may then get another answer at any moment.
 	volatile bool
+	// window narrows with every DATE constraint that read the clock.
+	window Window
 }
 
 func (r *run) randomIn(n uint32) uint32 {
@@ -79,7 +86,6 @@ func (r *run) randomIn(n uint32) uint32 {
 }
 
 func (r *run) now() time.Time {
-	r.volatile = true
 	return r.env.now()
 }
 

@@ -15,21 +15,28 @@ type Snapshot struct {
 	env      *env
 	source   *clientapi.Features
 	warnings []string
+	// slotCount is how many distinct context fields the flags read.
+	slotCount int
 	// explained is built by the first Explain (see explain.go).
 	explained atomic.Pointer[explainIndex]
 }
 
 type flag struct {
+	// fixed is the flag's result for every context, when it cannot depend
+	// on one: the flag is off, or on by a first strategy that is a plain
+	// default (or by having none) without parents or variants to pick.
+	fixed          *Result
 	name           string
 	enabled        bool
 	impressionData bool
 	strategies     []strategy
-	variants       variantSet
 	deps           []dependency
+	variants       variantSet
 }
 
 type dependency struct {
 	parent      *flag // nil when the parent does not exist
+	parentIndex int   // the parent's position in Snapshot.flags
 	wantEnabled bool
 	variants    stringSet
 	anyVariant  bool
@@ -82,12 +89,32 @@ func Compile(payload *clientapi.Features, opts Options) *Snapshot {
 		resolved[f.Name] = true
 		cf := s.byName[f.Name]
 		for _, d := range f.Dependencies {
+			pi, ok := index[d.Feature]
+			if !ok {
+				pi = len(s.flags)
+			}
 			cf.deps = append(cf.deps, dependency{
+				parentIndex: pi,
 				parent:      s.byName[d.Feature],
 				wantEnabled: d.WantsEnabled(),
 				variants:    newStringSet(d.Variants),
 				anyVariant:  len(d.Variants) == 0,
 			})
+		}
+	}
+	s.assignSlots()
+	// The fixed results share one allocation.
+	count := 0
+	for i := range s.flags {
+		if _, ok := fixedResult(&s.flags[i]); ok {
+			count++
+		}
+	}
+	fixed := make([]Result, 0, count)
+	for i := range s.flags {
+		if r, ok := fixedResult(&s.flags[i]); ok {
+			fixed = append(fixed, r)
+			s.flags[i].fixed = &fixed[len(fixed)-1]
 		}
 	}
 	return s
@@ -126,4 +153,30 @@ func (s *Snapshot) Names() []string {
 		out[i] = s.flags[i].name
 	}
 	return out
+}
+
+// fixedResult is f's result when no context can change it.
+func fixedResult(f *flag) (Result, bool) {
+	r := Result{Name: f.name, Found: true, ImpressionData: f.impressionData, Variant: Variant{Name: DisabledVariant}}
+	if !f.enabled {
+		return r, true
+	}
+	if len(f.deps) > 0 {
+		return r, false
+	}
+	variants := &f.variants
+	if len(f.strategies) > 0 {
+		first := &f.strategies[0]
+		if first.kind != stratDefault || first.off || len(first.constraints) > 0 {
+			return r, false
+		}
+		if len(first.variants.variants) > 0 {
+			variants = &first.variants
+		}
+	}
+	if len(variants.variants) > 0 {
+		return r, false
+	}
+	r.Enabled, r.Variant.FeatureEnabled = true, true
+	return r, true
 }

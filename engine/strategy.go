@@ -65,23 +65,24 @@ func parseStickiness(s string) stickiness {
 }
 
 // strategy is a compiled activation strategy.
+// Fields that evaluation reads most come first.
 type strategy struct {
 	kind        strategyKind
 	off         bool // a referenced segment is missing or an operator unknown
+	pctOK       bool
 	constraints []constraint
+	percentage  float64    // gradual*, flexibleRollout
+	groupHash   hashPrefix // "groupID:" hashed with the rollout seed
+	sticky      stickiness
+	variants    variantSet
 
-	percentage float64 // gradual*, flexibleRollout
-	pctOK      bool
-	groupID    string
-	sticky     stickiness
-	ids        stringSet      // userWithId
-	prefixes   []netip.Prefix // remoteAddress
-	addrs      []string       // remoteAddress entries, for exact matches of non-IP values
-	hostnames  []string       // applicationHostname, lower-cased
-	custom     CustomStrategy
-	params     map[string]string // custom strategies see their raw parameters
-
-	variants variantSet
+	groupID   string
+	ids       stringSet      // userWithId
+	prefixes  []netip.Prefix // remoteAddress
+	addrs     []string       // remoteAddress entries, for exact matches of non-IP values
+	hostnames []string       // applicationHostname, lower-cased
+	custom    CustomStrategy
+	params    map[string]string // custom strategies see their raw parameters
 }
 
 func compileStrategy(flagName string, s clientapi.Strategy, segments map[int][]constraint, e *env, warn func(string, ...any)) strategy {
@@ -129,6 +130,7 @@ func compileStrategy(flagName string, s clientapi.Strategy, segments map[int][]c
 			warn("flag %q: unknown strategy %q evaluates false", flagName, s.Name)
 		}
 	}
+	cs.groupHash = newHashPrefix(cs.groupID, rolloutSeed)
 	variantGroup := p["groupId"]
 	if variantGroup == "" {
 		variantGroup = flagName
@@ -184,7 +186,7 @@ func (s *strategy) rollout(id string) bool {
 	if id == "" || !s.pctOK || s.percentage <= 0 {
 		return false
 	}
-	return float64(normalizedHash(s.groupID, id, 100, rolloutSeed)) <= s.percentage
+	return float64(s.groupHash.bucket(id, 100)) <= s.percentage
 }
 
 func (s *strategy) flexible(ctx *Context, e *run) bool {
@@ -204,8 +206,8 @@ func (s *strategy) flexible(ctx *Context, e *run) bool {
 		return float64(e.randomIn(100)) <= s.percentage
 	}
 	// A named stickiness field only: no fallback, and missing means off.
-	v, ok := ctx.value(s.sticky.field)
-	return ok && s.rollout(v)
+	sv := e.slot(ctx, &s.sticky.field)
+	return sv.present && s.rollout(sv.value)
 }
 
 func (s *strategy) remoteAddress(addr string) bool {

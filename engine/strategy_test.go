@@ -222,7 +222,7 @@ func TestEvaluateAllKeepsPayloadOrder(t *testing.T) {
 		{Name: "z", Enabled: true}, {Name: "a", Enabled: false}, {Name: "m", Enabled: true},
 	}}, engine.Options{})
 	all := snap.EvaluateAll(&engine.Context{}, nil)
-	on, _ := snap.EvaluateEnabled(&engine.Context{}, nil)
+	on, _, _ := snap.EvaluateEnabled(&engine.Context{}, nil)
 	if len(all) != 3 || all[0].Name != "z" || all[1].Name != "a" || all[2].Name != "m" {
 		t.Errorf("EvaluateAll order %+v", all)
 	}

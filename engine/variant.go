@@ -8,6 +8,7 @@ type variantSet struct {
 	variants []variant
 	total    uint32
 	group    string
+	hash     hashPrefix // "group:" hashed with the variant seed
 	sticky   stickiness
 }
 
@@ -24,7 +25,7 @@ type override struct {
 }
 
 func compileVariants(list []clientapi.Variant, group string, sticky stickiness) variantSet {
-	vs := variantSet{group: group, sticky: sticky}
+	vs := variantSet{group: group, hash: newHashPrefix(group, variantSeed), sticky: sticky}
 	for _, v := range list {
 		cv := variant{name: v.Name, payload: v.Payload}
 		if v.Weight > 0 {
@@ -49,7 +50,7 @@ func (vs *variantSet) pick(ctx *Context, e *run) *variant {
 	for i := range vs.variants {
 		v := &vs.variants[i]
 		for _, o := range v.overrides {
-			if val, ok := ctx.value(o.field); ok && o.values.has(val) {
+			if sv := e.slot(ctx, &o.field); sv.present && o.values.has(sv.value) {
 				return v
 			}
 		}
@@ -86,10 +87,10 @@ func (vs *variantSet) target(ctx *Context, e *run) uint32 {
 			id = ctx.RemoteAddress
 		}
 	case stickyField:
-		id, _ = ctx.value(vs.sticky.field)
+		id = e.slot(ctx, &vs.sticky.field).value
 	}
 	if id == "" {
 		return e.randomIn(vs.total)
 	}
-	return normalizedHash(vs.group, id, vs.total, variantSeed)
+	return vs.hash.bucket(id, vs.total)
 }

@@ -1,6 +1,8 @@
 package engine_test
 
 import (
+	"time"
+
 	"testing"
 
 	"github.com/signalbox/signalbox/clientapi"
@@ -29,7 +31,8 @@ func TestVolatile(t *testing.T) {
 		{"rollout without ids", withStrategy(rollout("default")), engine.Options{}, engine.Context{}, true},
 		{"random stickiness", withStrategy(rollout("random")), engine.Options{}, engine.Context{UserID: "u"}, true},
 		{"gradualRolloutRandom", withStrategy(clientapi.Strategy{Name: "gradualRolloutRandom", Parameters: clientapi.Parameters{"percentage": "50"}}), engine.Options{}, engine.Context{}, true},
-		{"date against the clock", withStrategy(clientapi.Strategy{Name: "default", Constraints: []clientapi.Constraint{{ContextName: "currentTime", Operator: "DATE_AFTER", Value: "2020-01-01T00:00:00Z"}}}), engine.Options{}, engine.Context{}, true},
+		// The clock bounds an answer's Window instead (TestWindow).
+		{"date against the clock", withStrategy(clientapi.Strategy{Name: "default", Constraints: []clientapi.Constraint{{ContextName: "currentTime", Operator: "DATE_AFTER", Value: "2020-01-01T00:00:00Z"}}}), engine.Options{}, engine.Context{}, false},
 		{"custom strategy", withStrategy(clientapi.Strategy{Name: "mine"}), custom, engine.Context{}, true},
 		{"variant with its field", clientapi.Feature{Name: "f", Enabled: true, Variants: twoVariants}, engine.Options{}, engine.Context{Properties: map[string]string{"tenant": "t"}}, false},
 		{"variant without its field", clientapi.Feature{Name: "f", Enabled: true, Variants: twoVariants}, engine.Options{}, engine.Context{}, true},
@@ -48,12 +51,110 @@ func TestVolatile(t *testing.T) {
 func TestEvaluateEnabledReportsVolatileOmissions(t *testing.T) {
 	snap := oneFlag(withStrategy(clientapi.Strategy{Name: "gradualRolloutRandom", Parameters: clientapi.Parameters{"percentage": "50"}}),
 		engine.Options{Rand: func(int) int { return 99 }}) // always draws 100: off
-	results, volatile := snap.EvaluateEnabled(&engine.Context{}, nil)
+	results, volatile, _ := snap.EvaluateEnabled(&engine.Context{}, nil)
 	if len(results) != 0 || !volatile {
 		t.Errorf("results %v, volatile %v; want none and volatile", results, volatile)
 	}
-	results, volatile = oneFlag(withStrategy(clientapi.Strategy{Name: "default"}), engine.Options{}).EvaluateEnabled(&engine.Context{}, nil)
+	results, volatile, _ = oneFlag(withStrategy(clientapi.Strategy{Name: "default"}), engine.Options{}).EvaluateEnabled(&engine.Context{}, nil)
 	if len(results) != 1 || volatile {
 		t.Errorf("default flag: results %v, volatile %v", results, volatile)
+	}
+}
+
+// TestWindow checks that an answer holds at every instant of its window:
+// at instants around each of several date boundaries (just before, at,
+// just after), with inverted constraints, several strategies and a parent
+// flag, evaluating again anywhere inside the window gives the same answer.
+// It also pins the exact bounds of single constraints.
+func TestWindow(t *testing.T) {
+	base := time.Date(2030, 6, 1, 12, 0, 0, 0, time.UTC)
+	at := func(d time.Duration) string { return base.Add(d).Format(time.RFC3339Nano) }
+	date := func(op string, d time.Duration, inverted bool) clientapi.Constraint {
+		return clientapi.Constraint{ContextName: "currentTime", Operator: op, Value: at(d), Inverted: inverted}
+	}
+	payload := &clientapi.Features{Version: 2, Features: []clientapi.Feature{
+		{Name: "launch", Enabled: true, Strategies: []clientapi.Strategy{{Name: "default", Constraints: []clientapi.Constraint{date("DATE_AFTER", 0, false)}}}},
+		{Name: "sale", Enabled: true, Strategies: []clientapi.Strategy{{Name: "default", Constraints: []clientapi.Constraint{
+			date("DATE_AFTER", time.Hour, false), date("DATE_BEFORE", 2*time.Hour, false)}}}},
+		{Name: "not-yet", Enabled: true, Strategies: []clientapi.Strategy{{Name: "default", Constraints: []clientapi.Constraint{date("DATE_AFTER", 3*time.Hour, true)}}}},
+		{Name: "two-ways", Enabled: true, Strategies: []clientapi.Strategy{
+			{Name: "default", Constraints: []clientapi.Constraint{date("DATE_BEFORE", -time.Hour, false)}},
+			{Name: "userWithId", Parameters: clientapi.Parameters{"userIds": "u"}, Constraints: []clientapi.Constraint{date("DATE_BEFORE", 4*time.Hour, true)}},
+		}},
+		{Name: "child", Enabled: true, Dependencies: []clientapi.Dependency{{Feature: "sale"}}, Strategies: []clientapi.Strategy{{Name: "default"}}},
+		{Name: "steady", Enabled: true, Strategies: []clientapi.Strategy{{Name: "default"}}},
+	}}
+	boundaries := []time.Duration{-time.Hour, 0, time.Hour, 2 * time.Hour, 3 * time.Hour, 4 * time.Hour}
+	var instants []time.Time
+	for _, b := range boundaries {
+		for _, d := range []time.Duration{-time.Nanosecond, 0, time.Nanosecond, 30 * time.Minute} {
+			instants = append(instants, base.Add(b+d))
+		}
+	}
+	var now time.Time
+	snap := engine.Compile(payload, engine.Options{Now: func() time.Time { return now }})
+	for _, ctx := range []engine.Context{{}, {UserID: "u"}} {
+		answers := make([][]engine.Result, len(instants))
+		for i, t0 := range instants {
+			now = t0
+			answers[i] = snap.EvaluateAll(&ctx, nil)
+		}
+		for i, t0 := range instants {
+			for k, r := range answers[i] {
+				if !r.Window.Holds(t0) {
+					t.Errorf("%q at %v: its own window does not hold", r.Name, t0)
+				}
+				for j, t1 := range instants {
+					if r.Window.Holds(t1) && (answers[j][k].Enabled != r.Enabled || answers[j][k].Variant != r.Variant) {
+						t.Errorf("user %q, %q: answered at %v with window %v, but evaluating at %v inside it differs",
+							ctx.UserID, r.Name, t0, r.Window, t1)
+					}
+				}
+			}
+			// The list of enabled flags holds only where every flag's
+			// answer, listed or not, holds.
+			now = t0
+			_, _, w := snap.EvaluateEnabled(&ctx, nil)
+			for _, r := range answers[i] {
+				for _, t1 := range instants {
+					if w.Holds(t1) && !r.Window.Holds(t1) {
+						t.Errorf("at %v: EvaluateEnabled window %v holds at %v, %q's %v does not", t0, w, t1, r.Name, r.Window)
+					}
+				}
+			}
+		}
+	}
+
+	// Exact bounds of single constraints.
+	tests := []struct {
+		name        string
+		flag        string
+		now         time.Duration
+		from, until time.Duration // 0 = unbounded on that side (none of these cases has a bound at base)
+	}{
+		{"after, not yet", "launch", -time.Nanosecond, 0, time.Nanosecond},
+		{"after, at the instant", "launch", 0, 0, time.Nanosecond},
+		{"after, just past", "launch", time.Nanosecond, time.Nanosecond, 0},
+		{"before and after", "sale", 90 * time.Minute, time.Hour + time.Nanosecond, 2 * time.Hour},
+		{"inverted after", "not-yet", time.Hour, 0, 3*time.Hour + time.Nanosecond},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			now = base.Add(tt.now)
+			w := snap.Evaluate(tt.flag, &engine.Context{}).Window
+			from, hasFrom := w.From()
+			until, hasUntil := w.Until()
+			if hasFrom != (tt.from != 0) || (hasFrom && !from.Equal(base.Add(tt.from))) {
+				t.Errorf("from = %v (%v), want %v", from, hasFrom, tt.from)
+			}
+			if hasUntil != (tt.until != 0) || (hasUntil && !until.Equal(base.Add(tt.until))) {
+				t.Errorf("until = %v (%v), want %v", until, hasUntil, tt.until)
+			}
+		})
+	}
+
+	// A context with currentTime does not read the clock.
+	if w := snap.Evaluate("sale", &engine.Context{CurrentTime: base}).Window; !w.Always() {
+		t.Errorf("currentTime given: window %v, want always", w)
 	}
 }

@@ -1,67 +1,138 @@
 package proxy
 
 import (
+	"hash/maphash"
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/signalbox/signalbox/engine"
 )
 
-// Bounds of the answer cache of one configuration. Past them answers are
-// still computed, just not kept.
-const (
-	answerCacheMaxBytes   = 32 << 20
-	answerCacheMaxEntries = 20000
-)
+// DefaultAnswerCacheBytes bounds the answer cache of one configuration
+// when Config.AnswerCacheBytes is zero.
+const DefaultAnswerCacheBytes = 16 << 20
+
+// answerEntryOverhead is what one entry costs besides its key and body
+// (the map node, the entry and its ETag), counted against the bound.
+const answerEntryOverhead = 160
 
 // answerCache keeps the encoded answers of GET and POST /proxy (without a
 // toggles list) per evaluation context, for one configuration: a browser
 // polls with the same context again and again, and at thousands of flags
-// evaluating and encoding costs far more than a lookup. An answer is kept
-// only when no flag in it was volatile (engine.Result.Volatile: a random
-// draw, the clock or a custom strategy), so a cached answer is exactly what
-// evaluating again would give. It lives in the state, so a new
-// configuration starts with an empty cache; reads take no lock.
+// evaluating and encoding costs far more than a lookup. It lives in the
+// state, so a new configuration starts with an empty cache; reads take no
+// lock.
+//
+// Exactness: an answer is kept only when no flag in it was volatile (a
+// random draw or a custom strategy, engine.Result.Volatile), and only for
+// the span of clock readings in which every DATE constraint it evaluated
+// gives the same verdict (engine.Window): it is served only while the
+// cache's clock, the snapshot's own, reads inside that span, so a cached
+// answer is exactly what evaluating again would give.
+//
+// Bounds: an answer is kept only the second time its context is seen, so
+// a stream of one-off contexts (every user a new id) costs no copies and
+// does not fill the cache; and once the kept answers reach maxBytes no
+// more are added (concurrent additions may pass it by an answer each):
+// those kept are served until their window ends or a new configuration
+// replaces the cache. (Dropping answers to make room would, under more
+// polling contexts than fit, copy answers that are never served.)
 type answerCache struct {
-	m       sync.Map // string → *cachedAnswer
-	bytes   atomic.Int64
-	entries atomic.Int64
+	maxBytes int64 // 0 disables the cache
+	now      func() time.Time
+	m        sync.Map // string → *cachedAnswer
+	bytes    atomic.Int64
+	entries  atomic.Int64
+	seed     maphash.Seed
+	// seen holds hashes of recently answered keys, one per slot: a key is
+	// admitted when its slot already holds its hash.
+	seen [answerSeenSlots]atomic.Uint64
 }
+
+const answerSeenSlots = 4096
 
 type cachedAnswer struct {
-	body []byte
-	etag string
+	body   []byte
+	etag   string
+	window engine.Window
+	size   int64
 }
 
+func newAnswerCache(maxBytes int64, now func() time.Time) *answerCache {
+	return &answerCache{maxBytes: max(maxBytes, 0), now: now, seed: maphash.MakeSeed()}
+}
+
+// get returns the answer kept under key if it still holds now.
 func (c *answerCache) get(key string) (*cachedAnswer, bool) {
+	if c.maxBytes == 0 {
+		return nil, false
+	}
 	v, ok := c.m.Load(key)
 	if !ok {
 		return nil, false
 	}
-	return v.(*cachedAnswer), true
+	a := v.(*cachedAnswer)
+	if !a.window.Always() && !a.window.Holds(c.now()) {
+		return nil, false // put replaces it
+	}
+	return a, true
 }
 
-// put keeps a copy of body under key while the cache has room.
-func (c *answerCache) put(key string, body []byte, etag string) {
-	size := int64(len(body) + len(key))
-	if c.entries.Load() >= answerCacheMaxEntries || c.bytes.Load()+size > answerCacheMaxBytes {
+// admit reports whether key was seen recently, and remembers it.
+func (c *answerCache) admit(key string) bool {
+	h := maphash.String(c.seed, key)
+	slot := &c.seen[h%answerSeenSlots]
+	if slot.Load() == h {
+		return true
+	}
+	slot.Store(h)
+	return false
+}
+
+// put keeps a copy of body under key for as long as window holds, when
+// key's context was seen before and the cache has room, or when it
+// replaces an answer whose window ended.
+func (c *answerCache) put(key string, body []byte, etag string, window engine.Window) {
+	size := int64(len(body)+len(key)+len(etag)) + answerEntryOverhead
+	if size > c.maxBytes {
 		return
 	}
-	if _, loaded := c.m.LoadOrStore(key, &cachedAnswer{body: slices.Clone(body), etag: etag}); !loaded {
+	if prev, ok := c.m.Load(key); ok {
+		old := prev.(*cachedAnswer)
+		if c.bytes.Load()+size-old.size > c.maxBytes {
+			if c.m.CompareAndDelete(key, prev) {
+				c.entries.Add(-1)
+				c.bytes.Add(-old.size)
+			}
+			return
+		}
+		if c.m.CompareAndSwap(key, prev, &cachedAnswer{body: slices.Clone(body), etag: etag, window: window, size: size}) {
+			c.bytes.Add(size - old.size)
+		}
+		return
+	}
+	if c.bytes.Load()+size > c.maxBytes || !c.admit(key) {
+		return
+	}
+	if _, loaded := c.m.LoadOrStore(key, &cachedAnswer{body: slices.Clone(body), etag: etag, window: window, size: size}); !loaded {
 		c.entries.Add(1)
 		c.bytes.Add(size)
 	}
 }
 
-// anyVolatile reports whether an answer may differ for the same context.
-func anyVolatile(results []engine.Result) bool {
+// len is the number of kept answers.
+func (c *answerCache) len() int64 { return c.entries.Load() }
+
+// stability reports whether an answer may differ for the same context at
+// any moment, and otherwise the span of clock readings in which it holds.
+func stability(results []engine.Result) (volatile bool, window engine.Window) {
 	for i := range results {
-		if results[i].Volatile {
-			return true
-		}
+		volatile = volatile || results[i].Volatile
+		window = window.Intersect(results[i].Window)
 	}
-	return false
+	return volatile, window
 }
 
 // answerKey is a canonical encoding of what an answer depends on besides

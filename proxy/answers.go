@@ -16,18 +16,26 @@ import (
 type Answers struct {
 	snap     *engine.Snapshot
 	payloads payloadCache
-	cache    answerCache
+	cache    *answerCache
 }
 
-// NewAnswers prepares answers for snap, compiled from payload.
+// NewAnswers prepares answers for snap, compiled from payload, with an
+// answer cache of DefaultAnswerCacheBytes.
 func NewAnswers(snap *engine.Snapshot, payload *clientapi.Features) *Answers {
-	return &Answers{snap: snap, payloads: newPayloadCache(payload)}
+	return NewAnswersCached(snap, payload, DefaultAnswerCacheBytes)
+}
+
+// NewAnswersCached is NewAnswers with an answer cache bounded to
+// cacheBytes (0 keeps no answers). Kept answers expire by the snapshot's
+// clock (engine.Options.Now).
+func NewAnswersCached(snap *engine.Snapshot, payload *clientapi.Features, cacheBytes int64) *Answers {
+	return &Answers{snap: snap, payloads: newPayloadCache(payload), cache: newAnswerCache(cacheBytes, snap.Now)}
 }
 
 // Write evaluates the named flags (when names is not empty), every flag (all) or
 // every enabled flag, and writes the answer with a weak ETag (304 when a GET
 // already holds it). Whole-context answers are served from and kept in the
-// cache when cacheable and deterministic.
+// cache when cacheable and deterministic, for as long as the clock allows.
 func (a *Answers) Write(w http.ResponseWriter, r *http.Request, ctx *engine.Context, names []string, all, cacheable bool) {
 	a.write(w, r, ctx, names, all, cacheable, nil)
 }
@@ -35,7 +43,7 @@ func (a *Answers) Write(w http.ResponseWriter, r *http.Request, ctx *engine.Cont
 // write is Write; count, when set, sees the results of a toggles list.
 func (a *Answers) write(w http.ResponseWriter, r *http.Request, ctx *engine.Context, names []string, all, cacheable bool, count func([]engine.Result)) {
 	var key string
-	if len(names) == 0 && cacheable {
+	if len(names) == 0 && cacheable && a.cache.maxBytes > 0 {
 		key = answerKey(ctx, all)
 		if c, ok := a.cache.get(key); ok {
 			writeJSONTagged(w, r, c.body, c.etag, true)
@@ -45,6 +53,7 @@ func (a *Answers) write(w http.ResponseWriter, r *http.Request, ctx *engine.Cont
 	rp := getResults()
 	results := *rp
 	volatile := false
+	var window engine.Window
 	switch {
 	case len(names) > 0:
 		for _, name := range names {
@@ -55,15 +64,15 @@ func (a *Answers) write(w http.ResponseWriter, r *http.Request, ctx *engine.Cont
 		}
 	case all:
 		results = a.snap.EvaluateAll(ctx, results)
-		volatile = anyVolatile(results)
+		volatile, window = stability(results)
 	default:
-		results, volatile = a.snap.EvaluateEnabled(ctx, results)
+		results, volatile, window = a.snap.EvaluateEnabled(ctx, results)
 	}
 	bp := getBuf()
 	*bp = appendToggles((*bp)[:0], results, a.payloads)
 	etag := weakETag(*bp)
 	if key != "" && !volatile {
-		a.cache.put(key, *bp, etag)
+		a.cache.put(key, *bp, etag, window)
 	}
 	*rp = results
 	putResults(rp)

@@ -149,6 +149,10 @@ type Config struct {
 	// SDKVersion is the "name:version" sent upstream as unleash-sdk and
 	// sdkVersion (default signalbox-proxy:dev).
 	SDKVersion string
+	// AnswerCacheBytes bounds the memory of the answers kept per context
+	// for one configuration (SIGNALBOX_PROXY_ANSWER_CACHE_BYTES, default
+	// 16 MiB); negative keeps none. Not an option of the reference proxy.
+	AnswerCacheBytes int64
 }
 
 // Tag is one tag filter, sent upstream as tag=Name:Value.
@@ -350,6 +354,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.SDKVersion == "" {
 		c.SDKVersion = "signalbox-proxy:dev"
+	}
+	if c.AnswerCacheBytes == 0 {
+		c.AnswerCacheBytes = DefaultAnswerCacheBytes
 	}
 	c.ServiceURL = strings.TrimRight(strings.TrimSpace(c.ServiceURL), "/")
 	c.ProxyBasePath = normalizeBasePath(c.ProxyBasePath)

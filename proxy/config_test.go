@@ -62,6 +62,10 @@ func TestConfigFromEnvEveryVariable(t *testing.T) {
 		"EXP_SERVER_SIDE_SDK_CONFIG_TOKENS": {"t1,t2", func(c Config) bool { return cmp.Equal(c.ExpServerSideSDKConfig.Tokens, []string{"t1", "t2"}) }},
 		"EXP_CUSTOM_ENRICHERS_FILE":         {"enrich.js", func(c Config) bool { return c.ExpCustomEnrichersFile == "enrich.js" }},
 	}
+	cases["SIGNALBOX_PROXY_ANSWER_CACHE_BYTES"] = struct {
+		value string
+		check func(c Config) bool
+	}{"1048576", func(c Config) bool { return c.AnswerCacheBytes == 1<<20 }}
 	for _, ev := range EnvVars() {
 		tc, ok := cases[ev.Name]
 		if !ok {
@@ -175,6 +179,7 @@ func TestDefaults(t *testing.T) {
 		ClientKeysHeaderName: "authorization", LogLevel: "warn", MaxBodyBytes: 1 << 20, UpstreamTimeout: 10 * time.Second,
 		SDKVersion: "signalbox-proxy:dev",
 	}
+	want.AnswerCacheBytes = DefaultAnswerCacheBytes
 	if diff := cmp.Diff(want, c, cmpopts.IgnoreUnexported(clientip.Trust{})); diff != "" {
 		t.Errorf("defaults (-want +got):\n%s", diff)
 	}

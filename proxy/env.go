@@ -58,6 +58,7 @@ var envVars = []EnvVar{
 	{"SERVICE_TAGS", "tags", "", "Tag filters as name:value,name2:value2.", setTags},
 	{"CLIENT_KEY_HEADER_NAME", "clientKeysHeaderName", DefaultClientKeysHeaderName, "Request header that carries the client key.", func(c *Config, v string) error { c.ClientKeysHeaderName = v; return nil }},
 	{"SIGNALBOX_PROXY_BACKUP_DIR", "", "OS temp dir", "Directory of the default backup files.", func(c *Config, v string) error { c.BackupDir = v; return nil }},
+	{"SIGNALBOX_PROXY_ANSWER_CACHE_BYTES", "", "16777216", "Bytes of answers kept per evaluation context; 0 keeps none.", setAnswerCacheBytes},
 	{"ENABLE_OAS", "enableOAS", "false", "Serve /docs/openapi.json and the Swagger UI at /docs/openapi/.", boolSetter(func(c *Config) *bool { return &c.EnableOAS })},
 	{"ENABLE_ALL_ENDPOINT", "enableAllEndpoint", "false", "Serve /proxy/all, which lists disabled flags too.", boolSetter(func(c *Config) *bool { return &c.EnableAllEndpoint })},
 	{"CORS_ALLOWED_HEADERS", "cors.allowedHeaders", "", "Comma-separated allowed request headers; unset echoes the preflight's.", func(c *Config, v string) error { c.CORS.AllowedHeaders = splitList(v); return nil }},
@@ -178,6 +179,20 @@ func setTags(c *Config, v string) error {
 			return fmt.Errorf("tag %q: want name:value", s)
 		}
 		c.Tags = append(c.Tags, Tag{Name: name, Value: value})
+	}
+	return nil
+}
+
+// setAnswerCacheBytes reads a whole number of bytes; 0 turns the cache off,
+// which Config spells as a negative bound (its zero means the default).
+func setAnswerCacheBytes(c *Config, v string) error {
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < 0 {
+		return fmt.Errorf("%q is not a number of bytes", v)
+	}
+	c.AnswerCacheBytes = n
+	if n == 0 {
+		c.AnswerCacheBytes = -1
 	}
 	return nil
 }
