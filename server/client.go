@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/signalbox/signalbox/clientapi"
 	"github.com/signalbox/signalbox/internal/apierr"
@@ -299,12 +298,4 @@ func validateMetrics(m *clientapi.Metrics) error {
 		}
 	}
 	return nil
-}
-
-// timeOrNow is t, or now when t is zero.
-func timeOrNow(t time.Time, now func() time.Time) time.Time {
-	if t.IsZero() {
-		return now()
-	}
-	return t
 }
