@@ -45,6 +45,15 @@ type Config struct {
 	FrontendAPIOrigins []string
 	// Now is the clock; default time.Now.
 	Now func() time.Time
+	// StreamHeartbeat is how often an idle stream gets a comment, inside
+	// the SDKs' 60 s read timeout. Default 20s.
+	StreamHeartbeat time.Duration
+	// MaxStreams bounds the concurrent streams; beyond it a stream request
+	// gets 429 and the SDK polls. Default 10000.
+	MaxStreams int
+	// AdvertiseStreaming answers client polls with fetch-mode: streaming,
+	// which moves SDKs able to stream onto the stream.
+	AdvertiseStreaming bool
 }
 
 // Server serves the APIs over one store.
@@ -64,6 +73,9 @@ type Server struct {
 	ready    atomic.Bool
 
 	clientCache *clientCache
+	// deltas and streams serve the push APIs (delta.go, streaming.go).
+	deltas  *deltaHub
+	streams *streamHub
 	tokens      tokenCache
 	metrics     *metricsBuffer
 	logins      *loginLimiter
@@ -97,6 +109,12 @@ func New(ctx context.Context, st store.Store, cfg Config) (*Server, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
+	if cfg.StreamHeartbeat <= 0 {
+		cfg.StreamHeartbeat = defaultStreamHeartbeat
+	}
+	if cfg.MaxStreams <= 0 {
+		cfg.MaxStreams = defaultMaxStreams
+	}
 	if cfg.FrontendAPIOrigins != nil {
 		origins, err := checkOrigins(cfg.FrontendAPIOrigins)
 		if err != nil {
@@ -114,6 +132,7 @@ func New(ctx context.Context, st store.Store, cfg Config) (*Server, error) {
 	}, []string{"toggle", "active", "appName"})
 	s.registry.MustRegister(s.usage)
 	s.clientCache = newClientCache()
+	s.deltas, s.streams = newDeltaHub(), newStreamHub()
 	s.metrics = newMetricsBuffer()
 	s.registry.MustRegister(s.metrics.dropped)
 	s.logins = newLoginLimiter(cfg.Now)
@@ -184,7 +203,11 @@ func (s *Server) refreshRevision(ctx context.Context) {
 func (s *Server) raiseRevision(rev int64) {
 	for {
 		cur := s.revision.Load()
-		if rev <= cur || s.revision.CompareAndSwap(cur, rev) {
+		if rev <= cur {
+			return
+		}
+		if s.revision.CompareAndSwap(cur, rev) {
+			s.streams.wake()
 			return
 		}
 	}
