@@ -73,15 +73,16 @@ type Server struct {
 	ready    atomic.Bool
 
 	clientCache *clientCache
-	// deltas and streams serve the push APIs (delta.go, streaming.go).
-	deltas  *deltaHub
-	streams *streamHub
 	tokens      tokenCache
 	metrics     *metricsBuffer
 	logins      *loginLimiter
 	usage       *prometheus.CounterVec
 	// frontendCORS is the frontend API's CORS policy (frontend_cors.go).
 	frontendCORS frontendCORSCache
+
+	// deltas and streams serve the push APIs (delta.go, streaming.go).
+	deltas  *deltaHub
+	streams *streamHub
 
 	// passwordChecks counts the bcrypt comparisons of sign-ins and
 	// password changes.
