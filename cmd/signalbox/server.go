@@ -118,18 +118,21 @@ func runServer(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	return serve(ctx, log, cfg.addr, srv.Handler(), srv.Run)
+	return serve(ctx, log, cfg.addr, srv.Handler(), srv.Run, srv.CloseStreams)
 }
 
 // serve listens on addr and runs background work until ctx is cancelled,
 // then shuts down gracefully: in-flight requests finish, background work
 // gets to flush.
-func serve(ctx context.Context, log *slog.Logger, addr string, h http.Handler, background func(context.Context) error) error {
+func serve(ctx context.Context, log *slog.Logger, addr string, h http.Handler, background func(context.Context) error, onShutdown ...func()) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return err
 	}
 	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
+	for _, f := range onShutdown {
+		hs.RegisterOnShutdown(f) // ends long-lived streams, which Shutdown would wait for
+	}
 	log.Info("listening", "addr", ln.Addr().String())
 	bgCtx, stopBg := context.WithCancel(context.Background())
 	bgDone := make(chan error, 1)
