@@ -278,4 +278,3 @@ func TestStreamingSDKRefused(t *testing.T) {
 	sdk := startStreamingSDK(t, server, "default:development.not-a-token", "streaming")
 	sdk.await("the switch to polling", func(m map[string]any) bool { return m["mode"] == "polling" })
 }
-
