@@ -134,6 +134,7 @@ func New(ctx context.Context, st store.Store, cfg Config) (*Server, error) {
 	s.registry.MustRegister(s.usage)
 	s.clientCache = newClientCache()
 	s.deltas, s.streams = newDeltaHub(), newStreamHub()
+	s.registerStreamMetrics()
 	s.metrics = newMetricsBuffer()
 	s.registry.MustRegister(s.metrics.dropped)
 	s.logins = newLoginLimiter(cfg.Now)

@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/signalbox/signalbox/internal/apierr"
 	"github.com/signalbox/signalbox/store"
 )
@@ -75,6 +77,13 @@ func (h *streamHub) acquire(limit int) bool {
 }
 
 func (h *streamHub) release() { h.active.Add(-1) }
+
+// registerStreamMetrics reports the open streams to Prometheus.
+func (s *Server) registerStreamMetrics() {
+	s.registry.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "signalbox_client_streams", Help: "Streams (GET /api/client/streaming) being served.",
+	}, func() float64 { return float64(s.streams.active.Load()) }))
+}
 
 // CloseStreams sends every open stream the fetch-mode event that moves
 // SDKs back to polling and ends it; streams opened afterwards get the same

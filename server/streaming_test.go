@@ -369,6 +369,9 @@ func TestStreamingLimitHeartbeatAndShutdown(t *testing.T) {
 		t.Fatal("no stream after one closed")
 	}
 	c.next()
+	if metrics := ts.request("GET", "/internal-backstage/prometheus", "", nil).Body; !strings.Contains(string(metrics), "signalbox_client_streams 2") {
+		t.Errorf("the open streams are not reported")
+	}
 	// Shutdown sends streams back to polling and ends them.
 	ts.srv.CloseStreams()
 	for _, s := range []*sseStream{a, c} {
