@@ -22,10 +22,20 @@ import (
 // filtered for a scope, encoded once and shared by every request and stream
 // of that scope.
 
-// maxDeltaHistory bounds the revisions an environment remembers. A client
-// whose revision has fallen out (or was never seen here) gets a hydration,
-// which is always correct, only larger.
-const maxDeltaHistory = 100
+// maxDeltaHistory bounds the revisions an environment remembers, and
+// maxDeltaHistoryBytes the memory their states take (states share the
+// encoding of every flag that did not change). A client whose revision has
+// fallen out (or was never seen here) gets a hydration, which is always
+// correct, only larger.
+const (
+	maxDeltaHistory      = 100
+	maxDeltaHistoryBytes = 64 << 20
+)
+
+// maxSharedDeltaBytes bounds the encoded answers kept for sharing per
+// environment: filters are chosen by whoever holds a client token, and
+// answers beyond it are built for their request alone.
+const maxSharedDeltaBytes = 64 << 20
 
 // deltaState is an environment's content at a revision, in the form deltas
 // are computed from: each feature and segment encoded once.
@@ -34,6 +44,9 @@ type deltaState struct {
 	byName   map[string]int
 	segments []deltaSegment // ordered by id
 	byID     map[int]int
+	// size estimates the memory the state holds beyond what it shares
+	// with its predecessor.
+	size int64
 }
 
 type deltaFeature struct {
@@ -67,6 +80,33 @@ func newDeltaState(st *store.ClientState) (*deltaState, error) {
 		d.segments = append(d.segments, deltaSegment{id: sg.ID, raw: raw})
 	}
 	return d, nil
+}
+
+// share makes d use prev's encoding of every flag and segment that did not
+// change, so that a history of states costs little more than one, and
+// computes d's size.
+func (d *deltaState) share(prev *deltaState) {
+	d.size = int64(len(d.features))*160 + int64(len(d.segments))*80
+	for i := range d.features {
+		f := &d.features[i]
+		if prev != nil {
+			if j, ok := prev.byName[f.name]; ok && bytes.Equal(prev.features[j].raw, f.raw) {
+				f.raw = prev.features[j].raw
+				continue
+			}
+		}
+		d.size += int64(len(f.raw))
+	}
+	for i := range d.segments {
+		sg := &d.segments[i]
+		if prev != nil {
+			if j, ok := prev.byID[sg.id]; ok && bytes.Equal(prev.segments[j].raw, sg.raw) {
+				sg.raw = prev.segments[j].raw
+				continue
+			}
+		}
+		d.size += int64(len(sg.raw))
+	}
 }
 
 // sameAs reports whether two states have the same content, so that a
@@ -205,9 +245,11 @@ type deltaHistory struct {
 	// stream and request waiting for it.
 	mu      sync.Mutex
 	entries []deltaEntry
+	bytes   int64 // the sizes of the distinct states in entries
 	// encoded are the answers built for the newest revision, by scope and
 	// starting revision; older ones are dropped as a newer revision arrives.
-	encoded map[deltaKey]*encodedDelta
+	encoded      map[deltaKey]*encodedDelta
+	encodedBytes int64
 }
 
 type deltaEntry struct {
@@ -227,6 +269,9 @@ type encodedDelta struct {
 	once   sync.Once
 	events []byte
 	count  int
+	// counted is what encodedBytes holds for it; guarded by the
+	// history's mu.
+	counted int64
 }
 
 // deltaHub holds the histories of the environments the push APIs served.
@@ -270,17 +315,30 @@ func (s *Server) deltaLatest(ctx context.Context, env string) (*deltaHistory, de
 	if err != nil {
 		return nil, deltaEntry{}, err
 	}
-	if n := len(dh.entries); n > 0 && dh.entries[n-1].state.sameAs(d) {
-		d = dh.entries[n-1].state
+	var prev *deltaState
+	if n := len(dh.entries); n > 0 {
+		prev = dh.entries[n-1].state
+	}
+	if prev != nil && prev.sameAs(d) {
+		d = prev
+	} else {
+		d.share(prev)
+		dh.bytes += d.size
 	}
 	e := deltaEntry{rev: st.Revision, state: d}
 	dh.entries = append(dh.entries, e)
-	if len(dh.entries) > maxDeltaHistory {
-		dh.entries = slices.Delete(dh.entries, 0, len(dh.entries)-maxDeltaHistory)
+	// Drop the oldest revisions beyond the bounds, keeping the newest two.
+	for len(dh.entries) > 2 && (len(dh.entries) > maxDeltaHistory || dh.bytes > maxDeltaHistoryBytes) {
+		if old := dh.entries[0].state; old != dh.entries[1].state {
+			dh.bytes -= old.size
+		}
+		dh.entries = dh.entries[1:]
 	}
-	for k := range dh.encoded {
+	dh.entries = slices.Clip(dh.entries) // let append move off dropped entries
+	for k, enc := range dh.encoded {
 		if k.to < e.rev {
 			delete(dh.encoded, k)
+			dh.encodedBytes -= enc.counted
 		}
 	}
 	return dh, e, nil
@@ -315,21 +373,32 @@ func (dh *deltaHistory) events(q clientQuery, from int64, to deltaEntry) (events
 		return nil, 0, false
 	}
 	enc := dh.encoded[key]
+	stored := false
 	if enc == nil {
 		enc = &encodedDelta{}
-		// Only the newest revision's answers are kept; an older to (a
-		// request that raced a newer read) is built without being stored.
-		if n := len(dh.entries); n > 0 && dh.entries[n-1].rev == to.rev {
+		// Only the newest revision's answers are kept, within a bound; an
+		// older to (a request that raced a newer read) is built without
+		// being stored.
+		if n := len(dh.entries); n > 0 && dh.entries[n-1].rev == to.rev && dh.encodedBytes < maxSharedDeltaBytes {
 			dh.encoded[key] = enc
+			stored = true
 		}
 	}
 	dh.mu.Unlock()
 	enc.once.Do(func() {
 		if base == nil {
 			enc.events, enc.count = appendHydration(nil, to.state, q, to.rev), 1
-			return
+		} else {
+			enc.events, enc.count = appendDelta(nil, base, to.state, q, to.rev)
 		}
-		enc.events, enc.count = appendDelta(nil, base, to.state, q, to.rev)
+		if stored {
+			dh.mu.Lock()
+			if dh.encoded[key] == enc {
+				enc.counted = int64(len(enc.events))
+				dh.encodedBytes += enc.counted
+			}
+			dh.mu.Unlock()
+		}
 	})
 	return enc.events, enc.count, base == nil
 }

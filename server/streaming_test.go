@@ -496,3 +496,43 @@ func FuzzPushRequests(f *testing.F) {
 		}
 	})
 }
+
+func TestDeltaHistoryBounds(t *testing.T) {
+	ts := newPushTestServer(t, Config{})
+	for _, name := range []string{"a", "b", "c"} {
+		seedFlag(t, ts, name, store.Strategy{Name: "default"})
+	}
+	var etags []string
+	on := true
+	for range maxDeltaHistory + 5 {
+		on = !on
+		toggle(t, ts, "a", on)
+		etags = append(etags, ts.request("GET", "/api/client/delta", testClientToken, nil).must(t, http.StatusOK).Header.Get("ETag"))
+	}
+	kind := func(inm string) string {
+		var body struct{ Events []deltaEvent }
+		ts.request("GET", "/api/client/delta", testClientToken, nil, "If-None-Match", inm).must(t, http.StatusOK).Decode(t, &body)
+		return body.Events[0].Type
+	}
+	if got := kind(etags[0]); got != "hydration" {
+		t.Errorf("a revision past the history: %s, want hydration", got)
+	}
+	if got := kind(etags[len(etags)-2]); got != "feature-updated" {
+		t.Errorf("a recent revision: %s, want feature-updated", got)
+	}
+	// Unchanged flags are shared between the states: the history holds
+	// far less than its number of full copies.
+	dh := ts.srv.deltas.history(store.EnvDevelopment)
+	dh.mu.Lock()
+	defer dh.mu.Unlock()
+	n := len(dh.entries)
+	last := dh.entries[n-1].state
+	if n != maxDeltaHistory || &last.features[1].raw[0] != &dh.entries[0].state.features[1].raw[0] {
+		t.Errorf("%d entries; flag b's encoding is not shared", n)
+	}
+	alone := *last
+	alone.share(nil)
+	if last.size >= alone.size {
+		t.Errorf("a state after one toggle costs %d bytes, as much as one sharing nothing (%d)", last.size, alone.size)
+	}
+}
