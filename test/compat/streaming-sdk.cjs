@@ -7,13 +7,18 @@
 //   {"op":"exit"} stops.
 // It also prints {"mode":...} when the SDK changes mode, {"sse":name,"id":...,
 // "types":[...]} for every stream message, and {"warn":...} for warnings.
-// Input (env): URL (API base), TOKEN, MODE (streaming or delta).
+// Input (env): URL (API base), TOKEN, MODE (streaming, delta or polling).
 'use strict';
 const readline = require('readline');
 const { Unleash } = require('unleash-client');
 
 const out = (o) => process.stdout.write(JSON.stringify(o) + '\n');
-const mode = process.env.MODE === 'delta' ? { type: 'polling', format: 'delta' } : { type: 'streaming' };
+const modes = {
+  streaming: { type: 'streaming' },
+  delta: { type: 'polling', format: 'delta' },
+  polling: { type: 'polling', format: 'full' },
+};
+const mode = modes[process.env.MODE];
 
 const unleash = new Unleash({
   url: process.env.URL,

@@ -2,15 +2,23 @@ package e2e
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/signalbox/signalbox/server"
+	"github.com/signalbox/signalbox/store/sqlstore"
 )
 
 // streamingSDK is test/compat/streaming-sdk.cjs running: the Node SDK in
@@ -277,4 +285,64 @@ func TestStreamingSDKRefused(t *testing.T) {
 	server := startServer(t, "")
 	sdk := startStreamingSDK(t, server, "default:development.not-a-token", "streaming")
 	sdk.await("the switch to polling", func(m map[string]any) bool { return m["mode"] == "polling" })
+}
+
+// startInProcessServer runs a server in this process with settings the
+// binary takes from its configuration.
+func startInProcessServer(t *testing.T, cfg server.Config) (string, *server.Server) {
+	t.Helper()
+	ctx := context.Background()
+	st, err := sqlstore.Open(ctx, filepath.Join(t.TempDir(), "signalbox.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	if _, err := server.Bootstrap(ctx, st, server.BootstrapConfig{AdminTokens: []string{adminToken}, ClientTokens: []string{clientToken}, AdminPassword: "E2e-Password-7"}); err != nil {
+		t.Fatal(err)
+	}
+	cfg.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	srv, err := server.New(ctx, st, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(srv.Handler())
+	t.Cleanup(hs.Close)
+	t.Cleanup(srv.CloseStreams)
+	return hs.URL, srv
+}
+
+// TestStreamingSDKAtLimit: a server at its stream limit answers 429 and
+// the SDK polls instead, still seeing changes.
+func TestStreamingSDKAtLimit(t *testing.T) {
+	requireNode(t)
+	url, _ := startInProcessServer(t, server.Config{MaxStreams: 1})
+	pushFixture(t, url)
+	// Take the one stream.
+	req, _ := http.NewRequest("GET", url+"/api/client/streaming", nil)
+	req.Header.Set("Authorization", clientToken)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil || res.StatusCode != http.StatusOK {
+		t.Fatalf("the first stream: %v %v", res, err)
+	}
+	defer res.Body.Close()
+	sdk := startStreamingSDK(t, url, clientToken, "streaming")
+	sdk.await("the switch to polling", func(m map[string]any) bool { return m["mode"] == "polling" })
+	admin(t, url, "POST", "/api/admin/projects/default/features/toggle/environments/development/off", nil)
+	sdk.check("toggle", obj{}, false, "")
+}
+
+// TestPollingSDKMovesToStreaming: a server that advertises streaming moves
+// a polling SDK onto the stream, where it gets changes.
+func TestPollingSDKMovesToStreaming(t *testing.T) {
+	requireNode(t)
+	url, _ := startInProcessServer(t, server.Config{AdvertiseStreaming: true})
+	pushFixture(t, url)
+	sdk := startStreamingSDK(t, url, clientToken, "polling")
+	sdk.await("the switch to streaming", func(m map[string]any) bool { return m["mode"] == "streaming" })
+	sdk.awaitSSE("unleash-connected")
+	admin(t, url, "POST", "/api/admin/projects/default/features/toggle/environments/development/off", nil)
+	if m := sdk.awaitSSE("unleash-updated"); sseTypes(m) != `["feature-updated"]` {
+		t.Fatalf("the stream got %v", m)
+	}
+	sdk.check("toggle", obj{}, false, "")
 }
