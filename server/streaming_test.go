@@ -536,3 +536,33 @@ func TestDeltaHistoryBounds(t *testing.T) {
 		t.Errorf("a state after one toggle costs %d bytes, as much as one sharing nothing (%d)", last.size, alone.size)
 	}
 }
+
+// TestStreamingOutlivesWriteTimeout: an HTTP server's WriteTimeout, meant
+// for ordinary answers, does not cut a stream.
+func TestStreamingOutlivesWriteTimeout(t *testing.T) {
+	ts := newPushTestServer(t, Config{StreamHeartbeat: 20 * time.Millisecond})
+	hs := httptest.NewUnstartedServer(ts.srv.Handler())
+	hs.Config.WriteTimeout = 100 * time.Millisecond
+	hs.Start()
+	t.Cleanup(hs.Close)
+	t.Cleanup(ts.srv.CloseStreams)
+	ts.url = hs.URL
+	s, _ := openStream(t, ts, testClientToken)
+	s.next()
+	// Heartbeats keep arriving well past the write timeout.
+	end := time.Now().Add(500 * time.Millisecond)
+	for time.Now().Before(end) {
+		select {
+		case _, ok := <-s.msgs:
+			if !ok {
+				t.Fatal("the stream ended")
+			}
+		case <-time.After(20 * time.Second):
+			t.Fatal("no heartbeat")
+		}
+	}
+	seedFlag(t, ts, "late", store.Strategy{Name: "default"})
+	if m := s.next(); m.Event != "unleash-updated" {
+		t.Fatalf("after the write timeout: %+v", m)
+	}
+}
