@@ -51,6 +51,15 @@ type Config struct {
 	TrustProxy clientip.Trust
 	// Now is the clock; default time.Now.
 	Now func() time.Time
+	// StreamHeartbeat is how often an idle stream gets a comment, inside
+	// the SDKs' 60 s read timeout. Default 20s.
+	StreamHeartbeat time.Duration
+	// MaxStreams bounds the concurrent streams; beyond it a stream request
+	// gets 429 and the SDK polls. Default 10000.
+	MaxStreams int
+	// AdvertiseStreaming answers client polls with fetch-mode: streaming,
+	// which moves SDKs able to stream onto the stream.
+	AdvertiseStreaming bool
 }
 
 // Server serves the APIs over one store.
@@ -76,6 +85,10 @@ type Server struct {
 	usage       *prometheus.CounterVec
 	// frontendCORS is the frontend API's CORS policy (frontend_cors.go).
 	frontendCORS frontendCORSCache
+
+	// deltas and streams serve the push APIs (delta.go, streaming.go).
+	deltas  *deltaHub
+	streams *streamHub
 
 	// passwordChecks counts the bcrypt comparisons of sign-ins and
 	// password changes.
@@ -106,6 +119,12 @@ func New(ctx context.Context, st store.Store, cfg Config) (*Server, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
+	if cfg.StreamHeartbeat <= 0 {
+		cfg.StreamHeartbeat = defaultStreamHeartbeat
+	}
+	if cfg.MaxStreams <= 0 {
+		cfg.MaxStreams = defaultMaxStreams
+	}
 	if cfg.FrontendAPIOrigins != nil {
 		origins, err := checkOrigins(cfg.FrontendAPIOrigins)
 		if err != nil {
@@ -123,6 +142,8 @@ func New(ctx context.Context, st store.Store, cfg Config) (*Server, error) {
 	}, []string{"toggle", "active", "appName"})
 	s.registry.MustRegister(s.usage)
 	s.clientCache = newClientCache()
+	s.deltas, s.streams = newDeltaHub(), newStreamHub()
+	s.registerStreamMetrics()
 	s.metrics = newMetricsBuffer()
 	s.registry.MustRegister(s.metrics.dropped)
 	s.logins = newLoginLimiter(cfg.Now)
@@ -213,7 +234,11 @@ func (s *Server) refreshRevision(ctx context.Context) {
 func (s *Server) raiseRevision(rev int64) {
 	for {
 		cur := s.revision.Load()
-		if rev <= cur || s.revision.CompareAndSwap(cur, rev) {
+		if rev <= cur {
+			return
+		}
+		if s.revision.CompareAndSwap(cur, rev) {
+			s.streams.wake()
 			return
 		}
 	}

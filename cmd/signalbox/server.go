@@ -111,13 +111,14 @@ func runServer(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	srv, err := server.New(ctx, st, server.Config{
 		Log: log, Version: buildVersion(), SecureCookies: cfg.secureCookies, PublicURL: cfg.publicURL,
 		TrustProxy: cfg.trustProxy, FrontendAPIOrigins: cfg.frontendOrigins,
+		StreamHeartbeat: cfg.streamHeartbeat, MaxStreams: cfg.maxStreams, AdvertiseStreaming: cfg.advertiseStreaming,
 	})
 	if err != nil {
 		return err
 	}
 	url := listenURL(ln.Addr())
 	log.Info("listening", "addr", ln.Addr().String(), "url", url, "docs", url+"/docs/openapi/")
-	return serve(ctx, log, ln, srv.Handler(), srv.Run)
+	return serve(ctx, log, ln, srv.Handler(), srv.Run, srv.CloseStreams)
 }
 
 // openStore opens the configured database. An unreachable PostgreSQL is
@@ -170,8 +171,11 @@ func newHTTPServer(h http.Handler, log *slog.Logger) *http.Server {
 // serve serves h on ln and runs background work until ctx is cancelled,
 // then shuts down gracefully: in-flight requests finish, background work
 // gets to flush.
-func serve(ctx context.Context, log *slog.Logger, ln net.Listener, h http.Handler, background func(context.Context) error) error {
+func serve(ctx context.Context, log *slog.Logger, ln net.Listener, h http.Handler, background func(context.Context) error, onShutdown ...func()) error {
 	hs := newHTTPServer(h, log)
+	for _, f := range onShutdown {
+		hs.RegisterOnShutdown(f) // ends long-lived streams, which Shutdown would wait for
+	}
 	bgCtx, stopBg := context.WithCancel(context.Background())
 	bgDone := make(chan error, 1)
 	go func() { bgDone <- background(bgCtx) }()

@@ -52,6 +52,9 @@ func TestServerEnvEveryVariable(t *testing.T) {
 		"SIGNALBOX_URL":                  {"https://flags.example.com", func(c serverConfig) bool { return c.publicURL == "https://flags.example.com" }},
 		"UNLEASH_URL":                    {"https://u.example.com", func(c serverConfig) bool { return c.publicURL == "https://u.example.com" }},
 		"TRUST_PROXY":                    {"10.0.0.0/8, loopback", func(c serverConfig) bool { return c.trustProxy.String() == "10.0.0.0/8,loopback" }},
+		"SIGNALBOX_MAX_STREAMS":          {"250", func(c serverConfig) bool { return c.maxStreams == 250 }},
+		"SIGNALBOX_STREAM_HEARTBEAT":     {"5s", func(c serverConfig) bool { return c.streamHeartbeat == 5*time.Second }},
+		"SIGNALBOX_ADVERTISE_STREAMING":  {"on", func(c serverConfig) bool { return c.advertiseStreaming }},
 		"UNLEASH_FRONTEND_API_ORIGINS": {"https://a.example.com, ,http://localhost:3000", func(c serverConfig) bool {
 			return cmp.Equal(c.frontendOrigins, []string{"https://a.example.com", "http://localhost:3000"})
 		}},

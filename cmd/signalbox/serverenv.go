@@ -29,6 +29,10 @@ type serverConfig struct {
 	trustProxy     clientip.Trust
 	// frontendOrigins is nil unless set: nil lets the server allow any.
 	frontendOrigins []string
+	// Server-sent event streams of the client API.
+	streamHeartbeat    time.Duration
+	maxStreams         int
+	advertiseStreaming bool
 }
 
 // Defaults of "signalbox server".
@@ -109,6 +113,23 @@ var serverVars = []serverVar{
 		c.trustProxy = t
 		return err
 	}},
+	{"SIGNALBOX_MAX_STREAMS", "10000", "Concurrent client API streams (/api/client/streaming); beyond it SDKs get 429 and poll.", func(c *serverConfig, v string) error {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return fmt.Errorf("%q is not a positive number", v)
+		}
+		c.maxStreams = n
+		return nil
+	}},
+	{"SIGNALBOX_STREAM_HEARTBEAT", "20s", "How often an idle stream gets a heartbeat (SDKs give up after 60 s of silence).", func(c *serverConfig, v string) error {
+		d, err := parseDuration(v)
+		if err == nil && d <= 0 {
+			err = fmt.Errorf("%q is not a positive duration", v)
+		}
+		c.streamHeartbeat = d
+		return err
+	}},
+	{"SIGNALBOX_ADVERTISE_STREAMING", "false", "Answer SDK polls with fetch-mode: streaming, moving SDKs that can stream onto the stream.", boolSetter(func(c *serverConfig) *bool { return &c.advertiseStreaming })},
 	{"UNLEASH_FRONTEND_API_ORIGINS", "*", "Comma-separated origins browsers may call the frontend API from (CORS), until an admin saves the setting; * allows any.", func(c *serverConfig, v string) error {
 		c.frontendOrigins = []string{}
 		for _, o := range strings.Split(v, ",") {

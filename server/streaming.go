@@ -1,0 +1,220 @@
+package server
+
+import (
+	"net/http"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/signalbox/signalbox/internal/apierr"
+	"github.com/signalbox/signalbox/store"
+)
+
+// Defaults of the streaming settings in Config.
+const (
+	defaultStreamHeartbeat = 20 * time.Second // well inside the SDKs' 60 s read timeout
+	defaultMaxStreams      = 10000
+)
+
+// streamHub tells the open streams of new revisions and of shutdown. A
+// stream waits on changed; raiseRevision closes it and puts a fresh one in
+// its place, so one revision wakes every stream once, and streams never
+// poll the database themselves.
+type streamHub struct {
+	mu      sync.Mutex
+	changed chan struct{}
+	closing chan struct{}
+	closed  bool
+	active  atomic.Int64
+}
+
+func newStreamHub() *streamHub {
+	return &streamHub{changed: make(chan struct{}), closing: make(chan struct{})}
+}
+
+// wake tells every waiting stream that the revision moved. A Server put
+// together without New (start-up bootstrap) has no hub and no streams.
+func (h *streamHub) wake() {
+	if h == nil {
+		return
+	}
+	h.mu.Lock()
+	close(h.changed)
+	h.changed = make(chan struct{})
+	h.mu.Unlock()
+}
+
+// next is the channel closed on the next revision change.
+func (h *streamHub) next() <-chan struct{} {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.changed
+}
+
+func (h *streamHub) close() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if !h.closed {
+		h.closed = true
+		close(h.closing)
+	}
+}
+
+// acquire counts a new stream unless max are open.
+func (h *streamHub) acquire(limit int) bool {
+	for {
+		n := h.active.Load()
+		if n >= int64(limit) {
+			return false
+		}
+		if h.active.CompareAndSwap(n, n+1) {
+			return true
+		}
+	}
+}
+
+func (h *streamHub) release() { h.active.Add(-1) }
+
+// registerStreamMetrics reports the open streams to Prometheus.
+func (s *Server) registerStreamMetrics() {
+	s.registry.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "signalbox_client_streams", Help: "Streams (GET /api/client/streaming) being served.",
+	}, func() float64 { return float64(s.streams.active.Load()) }))
+}
+
+// CloseStreams sends every open stream the fetch-mode event that moves
+// SDKs back to polling and ends it; streams opened afterwards get the same
+// event at once. Call it when shutdown begins (http.Server.RegisterOnShutdown),
+// since a graceful shutdown otherwise waits for streams that never end.
+func (s *Server) CloseStreams() { s.streams.close() }
+
+// OpenStreams is the number of streams being served.
+func (s *Server) OpenStreams() int { return int(s.streams.active.Load()) }
+
+// withFetchMode adds the fetch-mode: streaming header that moves SDKs able
+// to stream from polling to streaming, when the server is configured to
+// advertise it.
+func (s *Server) withFetchMode(h func(w http.ResponseWriter, r *http.Request, tok *store.APIToken) error) func(w http.ResponseWriter, r *http.Request, tok *store.APIToken) error {
+	return func(w http.ResponseWriter, r *http.Request, tok *store.APIToken) error {
+		if s.cfg.AdvertiseStreaming {
+			w.Header().Set("fetch-mode", "streaming")
+		}
+		return h(w, r, tok)
+	}
+}
+
+// handleClientStreaming serves GET /api/client/streaming: Server-Sent
+// Events with the token's scope, first whole (or, with a Last-Event-ID
+// still in the history, the events since), then every change.
+func (s *Server) handleClientStreaming(w http.ResponseWriter, r *http.Request, tok *store.APIToken) error {
+	// SDKs send no filters on the stream: it carries the token's scope.
+	q := clientQuery{Environment: tokenEnvironment(tok), Projects: tok.Projects}.normalized()
+	if !s.streams.acquire(s.cfg.MaxStreams) {
+		return apierr.New(apierr.TooManyRequests, "this server serves its maximum of %d streams; poll instead", s.cfg.MaxStreams)
+	}
+	defer s.streams.release()
+	ctx := r.Context()
+	dh, latest, err := s.deltaLatest(ctx, q.Environment)
+	if err != nil {
+		return err
+	}
+	from := parseRevision(r.Header.Get("Last-Event-ID"))
+	events, _, _ := dh.events(q, from, latest)
+
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no") // reverse proxies must pass events on at once
+	w.WriteHeader(http.StatusOK)
+	sw := &sseWriter{w: w, rc: http.NewResponseController(w), timeout: s.streamWriteTimeout()}
+	if err := sw.event("unleash-connected", latest.rev, events); err != nil {
+		return nil // the client went away
+	}
+	cur := latest.rev
+	heartbeat := time.NewTicker(s.cfg.StreamHeartbeat)
+	defer heartbeat.Stop()
+	for {
+		// Take the channel before looking at the revision, so that a
+		// change between the two is not missed.
+		changed := s.streams.next()
+		if s.revision.Load() > cur {
+			dh, latest, err := s.deltaLatest(ctx, q.Environment)
+			if err != nil {
+				// The database does not answer: keep the stream and try
+				// again at the next change or heartbeat.
+				s.log.Debug("stream update failed", "err", err)
+			} else if latest.rev > cur {
+				if events, n, hydration := dh.events(q, cur, latest); n > 0 || hydration {
+					if err := sw.event("unleash-updated", latest.rev, events); err != nil {
+						return nil
+					}
+				}
+				cur = latest.rev
+			}
+		}
+		select {
+		case <-changed:
+		case <-heartbeat.C:
+			if err := sw.comment(); err != nil {
+				return nil
+			}
+		case <-ctx.Done():
+			return nil
+		case <-s.streams.closing:
+			_ = sw.fetchModePolling()
+			return nil
+		}
+	}
+}
+
+// streamWriteTimeout bounds one write to a stream, so that a client that
+// stopped reading does not hold its stream for ever, while the stream as a
+// whole outlives any write timeout of the HTTP server.
+func (s *Server) streamWriteTimeout() time.Duration {
+	return max(2*s.cfg.StreamHeartbeat, 10*time.Second)
+}
+
+// sseWriter writes Server-Sent Events and flushes each one.
+type sseWriter struct {
+	w       http.ResponseWriter
+	rc      *http.ResponseController
+	timeout time.Duration
+	buf     []byte
+}
+
+func (sw *sseWriter) write(b []byte) error {
+	// Not every writer supports deadlines (tests' recorders); the stream
+	// works without.
+	_ = sw.rc.SetWriteDeadline(time.Now().Add(sw.timeout))
+	if _, err := sw.w.Write(b); err != nil {
+		return err
+	}
+	return sw.rc.Flush()
+}
+
+// event writes one message whose data is {"events":[events]}; id is the
+// revision the client has once it applied the message.
+func (sw *sseWriter) event(name string, id int64, events []byte) error {
+	b := sw.buf[:0]
+	b = append(b, "event: "...)
+	b = append(b, name...)
+	b = append(b, "\nid: "...)
+	b = strconv.AppendInt(b, id, 10)
+	b = append(b, "\ndata: {\"events\":["...)
+	b = append(b, events...) // JSON without newlines: one data line
+	b = append(b, "]}\n\n"...)
+	err := sw.write(b)
+	if cap(b) <= 4096 {
+		sw.buf = b // keep small buffers only: a hydration may be megabytes
+	}
+	return err
+}
+
+func (sw *sseWriter) comment() error { return sw.write([]byte(":\n\n")) }
+
+func (sw *sseWriter) fetchModePolling() error {
+	return sw.write([]byte("event: fetch-mode\ndata: polling\n\n"))
+}
