@@ -398,6 +398,8 @@ var oaOps = map[string]oaOp{
 		oaQuery("offset", "Number of events to skip.", oaInteger().atLeast(0)),
 		oaQuery("limit", "Number of events to list, at most 100.", oaInteger().between(1, 100)),
 	}},
+	"GET /api/admin/search/features": {ID: "searchFeatures", Summary: "Search flags", Tag: "Search", Resp: oaSearchFeatures(), Query: oaSearchFeaturesQuery(),
+		Description: "Flags filtered, sorted and paged as Unleash's flag table asks for them: active flags unless `archived=IS:true` (or `lifecycle=IS:archived`). Each filter parameter takes an operator and values; every filter given must match. The lifecycle stage is derived: `archived` in the archive, `live` once an SDK reported the flag from a production environment, `pre-live` once one reported it from another, else `initial`. `total` counts all matches; the cost of a page does not grow with the number of database rows per flag."},
 	"GET /api/admin/events": {ID: "getEvents", Summary: "Latest events", Resp: oaRef("Events"), Deprecated: true,
 		Description: "Use the event search.", Query: []*oaParameter{oaQuery("project", "Only events of this project.", oaString())}},
 	"GET /api/admin/events/{featureName}": {ID: "getEventsForToggle", Summary: "A flag's events", Resp: oaRef("Events"), Deprecated: true, Description: "Use the event search."},

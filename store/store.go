@@ -55,6 +55,7 @@ type Reader interface {
 	AccessReader
 	ChangeRequestReader
 	SettingReader
+	FeatureOverviewReader
 }
 
 // Tx is every read and write method. It is what Update hands to its
