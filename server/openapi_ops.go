@@ -400,6 +400,8 @@ var oaOps = map[string]oaOp{
 	}},
 	"GET /api/admin/search/features": {ID: "searchFeatures", Summary: "Search flags", Tag: "Search", Resp: oaSearchFeatures(), Query: oaSearchFeaturesQuery(),
 		Description: "Flags filtered, sorted and paged as Unleash's flag table asks for them: active flags unless `archived=IS:true` (or `lifecycle=IS:archived`). Each filter parameter takes an operator and values; every filter given must match. The lifecycle stage is derived: `archived` in the archive, `live` once an SDK reported the flag from a production environment, `pre-live` once one reported it from another, else `initial`. `total` counts all matches; the cost of a page does not grow with the number of database rows per flag."},
+	"POST /api/admin/constraints/validate": {ID: "validateConstraint", Summary: "Validate a constraint", Tag: "Features", Body: oaRef("Constraint"), Status: http.StatusNoContent,
+		Description: "204 when a flag strategy would accept the constraint: a known operator, values that parse as that operator needs (numbers, dates, semantic versions, a regular expression), and, when the context field has legal values, only those. Context fields that are not defined accept any value, as on strategies. 400 with the reason otherwise."},
 	"GET /api/admin/events": {ID: "getEvents", Summary: "Latest events", Resp: oaRef("Events"), Deprecated: true,
 		Description: "Use the event search.", Query: []*oaParameter{oaQuery("project", "Only events of this project.", oaString())}},
 	"GET /api/admin/events/{featureName}": {ID: "getEventsForToggle", Summary: "A flag's events", Resp: oaRef("Events"), Deprecated: true, Description: "Use the event search."},
