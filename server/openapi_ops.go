@@ -407,7 +407,7 @@ var oaOps = map[string]oaOp{
 	"POST /api/admin/maintenance": {ID: "toggleMaintenance", Summary: "Switch maintenance mode on or off", Tag: "Maintenance", Body: oaObject(oaProps{"enabled": oaBool()}).req("enabled"), Status: http.StatusNoContent,
 		Description: "`{\"enabled\": true}` starts maintenance mode: from then on every admin API change (any method but GET) except this one is refused with 503 `NotReadyError`, on every instance sharing the database; the client and frontend APIs keep serving, and SDK registrations and metrics are still recorded. `{\"enabled\": false}` ends it. Event `setting-created` the first time, then `setting-updated`."},
 	"GET /api/admin/user/roles": {ID: "getUserRoles", Summary: "The caller's roles", Tag: "Users",
-		Resp: oaObject(oaProps{"version": oaInteger(), "roles": oaArray(oaObject(oaProps{"id": oaInteger(), "type": oaString(), "name": oaString(), "description": oaString(), "project": oaString().null()}).req("id", "type", "name"))}).req("version", "roles"),
+		Resp:        oaObject(oaProps{"version": oaInteger(), "roles": oaArray(oaObject(oaProps{"id": oaInteger(), "type": oaString(), "name": oaString(), "description": oaString(), "project": oaString().null()}).req("id", "type", "name"))}).req("version", "roles"),
 		Query:       []*oaParameter{oaQuery("projectId", "Only the project roles held in this project.", oaString())},
 		Description: "The caller's effective root role (their own or a group's, the strongest; Admin for an admin token), then each project role they hold, directly or through a group, once."},
 	"GET /api/admin/user-admin/access": {ID: "getBaseUsersAndGroups", Summary: "People and groups to share with", Tag: "Users",
