@@ -56,6 +56,7 @@ type Reader interface {
 	ChangeRequestReader
 	SettingReader
 	FeatureOverviewReader
+	EventCreatorReader
 }
 
 // Tx is every read and write method. It is what Update hands to its
