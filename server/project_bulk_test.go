@@ -47,8 +47,8 @@ func TestStaleFeatures(t *testing.T) {
 
 	for _, tt := range []struct {
 		name, path string
-		body any
-		want int
+		body       any
+		want       int
 	}{
 		{"no stale", path, map[string]any{"features": []string{"a"}}, 400},
 		{"no features", path, map[string]any{"stale": true}, 400},
@@ -111,8 +111,8 @@ func TestTagFeatures(t *testing.T) {
 	empty := map[string]any{"addedTags": []any{}, "removedTags": []any{}}
 	for _, tt := range []struct {
 		name, path string
-		body any
-		want int
+		body       any
+		want       int
 	}{
 		{"flag of another project", path, map[string]any{"features": []string{"a", "w"}, "tags": map[string]any{"addedTags": []map[string]string{{"value": "x1"}}, "removedTags": []any{}}}, 404},
 		{"unknown flag", path, map[string]any{"features": []string{"nope"}, "tags": empty}, 404},
