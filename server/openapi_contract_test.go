@@ -49,7 +49,6 @@ var refMissing = []string{
 	"getPersonalDashboard",                   // GET /api/admin/personal-dashboard
 	"getUnknownFlags",                        // GET /api/admin/metrics/unknown-flags
 	"getOutdatedSdks",                        // GET /api/admin/metrics/sdks/outdated
-	"getFeatureLifecycleStageCount",          // GET /api/admin/lifecycle/count
 	"getAllPublicSignupTokens",               // GET /api/admin/invite-link/tokens
 	"createPublicSignupToken",                // POST /api/admin/invite-link/tokens
 	"getInstanceAdminStatsCsv",               // GET /api/admin/instance-admin/statistics/csv
@@ -87,9 +86,6 @@ var refMissing = []string{
 	"updateAddon",                            // PUT /api/admin/addons/{id}
 	"getAddon",                               // GET /api/admin/addons/{id}
 	"createFeatureLink",                      // POST /api/admin/projects/{projectId}/features/{featureName}/link
-	"uncomplete",                             // POST /api/admin/projects/{projectId}/features/{featureName}/lifecycle/uncomplete
-	"complete",                               // POST /api/admin/projects/{projectId}/features/{featureName}/lifecycle/complete
-	"getFeatureLifecycle",                    // GET /api/admin/projects/{projectId}/features/{featureName}/lifecycle
 	"addFavoriteFeature",                     // POST /api/admin/projects/{projectId}/features/{featureName}/favorites
 	"removeFavoriteFeature",                  // DELETE /api/admin/projects/{projectId}/features/{featureName}/favorites
 	"getStrategiesByContextFieldForProject",  // GET /api/admin/projects/{projectId}/context/{contextField}/strategies
@@ -109,7 +105,7 @@ var refMissing = []string{
 // operations are routed, the full package run when fewer routed
 // operations had a success answer checked against Unleash's schema.
 const (
-	refRoutedFloor    = 141
+	refRoutedFloor    = 145
 	refValidatedFloor = 105
 )
 

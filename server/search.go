@@ -85,37 +85,6 @@ type searchEnvironment struct {
 	HasEnabledStrategies bool       `json:"hasEnabledStrategies"`
 }
 
-// featureLifecycle derives a flag's lifecycle stage from what the server
-// knows: archived, else live once an SDK reported it from a production
-// environment, pre-live once one reported it elsewhere, else initial.
-// enteredStageAt is the archive time, the latest report of the stage's
-// environments, or the creation time.
-func featureLifecycle(f store.FeatureOverview) searchLifecycle {
-	if f.ArchivedAt != nil {
-		return searchLifecycle{Stage: stageArchived, EnteredStageAt: *f.ArchivedAt}
-	}
-	var live, pre *time.Time
-	for _, e := range f.Environments {
-		if e.LastSeenAt == nil {
-			continue
-		}
-		p := &pre
-		if e.Type == "production" {
-			p = &live
-		}
-		if *p == nil || e.LastSeenAt.After(**p) {
-			*p = e.LastSeenAt
-		}
-	}
-	switch {
-	case live != nil:
-		return searchLifecycle{Stage: stageLive, EnteredStageAt: *live}
-	case pre != nil:
-		return searchLifecycle{Stage: stagePreLive, EnteredStageAt: *pre}
-	}
-	return searchLifecycle{Stage: stageInitial, EnteredStageAt: f.CreatedAt}
-}
-
 // searchCandidate is a flag with what the filters and sorting look at.
 type searchCandidate struct {
 	store.FeatureOverview
@@ -490,6 +459,7 @@ func (s *Server) handleSearchFeatures(w http.ResponseWriter, r *http.Request) er
 		flags []store.FeatureOverview
 		users []store.User
 		types []store.FeatureType
+		done  map[string]lifecycleCompletion
 	)
 	err = s.view(r.Context(), func(rd store.Reader) error {
 		var err error
@@ -497,6 +467,9 @@ func (s *Server) handleSearchFeatures(w http.ResponseWriter, r *http.Request) er
 			return err
 		}
 		if types, err = rd.ListFeatureTypes(r.Context()); err != nil {
+			return err
+		}
+		if done, err = readCompletions(r.Context(), rd); err != nil {
 			return err
 		}
 		users, err = rd.ListUsers(r.Context(), store.UserFilter{})
@@ -513,7 +486,11 @@ func (s *Server) handleSearchFeatures(w http.ResponseWriter, r *http.Request) er
 	now := time.Now()
 	matches := make([]*searchCandidate, 0, len(flags))
 	for _, fl := range flags {
-		c := &searchCandidate{FeatureOverview: fl, lifecycle: featureLifecycle(fl), lastSeen: fl.LastSeenAt}
+		var completed *lifecycleCompletion
+		if d, ok := done[fl.Name]; ok {
+			completed = &d
+		}
+		c := &searchCandidate{FeatureOverview: fl, lifecycle: currentStage(fl, completed), lastSeen: fl.LastSeenAt}
 		if u, ok := creators[fl.CreatedBy]; ok {
 			c.creatorID = u.ID
 		}
