@@ -67,13 +67,9 @@ var refMissing = []string{
 	"validateContextFieldNameForProject",     // POST /api/admin/projects/{projectId}/context/validate
 	"getContextFieldsForProject",             // GET /api/admin/projects/{projectId}/context
 	"createContextFieldForProject",           // POST /api/admin/projects/{projectId}/context
-	"getProjectApplications",                 // GET /api/admin/projects/{projectId}/applications
 	"createProjectApiToken",                  // POST /api/admin/projects/{projectId}/api-tokens
 	"getProjectApiTokens",                    // GET /api/admin/projects/{projectId}/api-tokens
 	"getPersonalDashboardProjectDetails",     // GET /api/admin/personal-dashboard/{projectId}
-	"getApplicationOverview",                 // GET /api/admin/metrics/applications/{appName}/overview
-	"createApplication",                      // POST /api/admin/metrics/applications/{appName}
-	"deleteApplication",                      // DELETE /api/admin/metrics/applications/{appName}
 	"getPublicSignupToken",                   // GET /api/admin/invite-link/tokens/{token}
 	"updatePublicSignupToken",                // PUT /api/admin/invite-link/tokens/{token}
 	"updateFeedback",                         // PUT /api/admin/feedback/{id}
@@ -92,7 +88,6 @@ var refMissing = []string{
 	"updateContextFieldForProject",           // PUT /api/admin/projects/{projectId}/context/{contextField}
 	"deleteContextFieldForProject",           // DELETE /api/admin/projects/{projectId}/context/{contextField}
 	"deleteProjectApiToken",                  // DELETE /api/admin/projects/{projectId}/api-tokens/{token}
-	"getApplicationEnvironmentInstances",     // GET /api/admin/metrics/instances/{appName}/environment/{environment}
 	"deleteContextFieldLegalValue",           // DELETE /api/admin/context/{contextField}/legal-values/{legalValue}
 	"deleteFeatureLink",                      // DELETE /api/admin/projects/{projectId}/features/{featureName}/link/{linkId}
 	"updateFeatureLink",                      // PUT /api/admin/projects/{projectId}/features/{featureName}/link/{linkId}
@@ -103,7 +98,7 @@ var refMissing = []string{
 // operations are routed, the full package run when fewer routed
 // operations had a success answer checked against Unleash's schema.
 const (
-	refRoutedFloor    = 147
+	refRoutedFloor    = 152
 	refValidatedFloor = 105
 )
 
