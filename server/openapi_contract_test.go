@@ -70,8 +70,6 @@ var refMissing = []string{
 	"getPublicSignupToken",                   // GET /api/admin/invite-link/tokens/{token}
 	"updatePublicSignupToken",                // PUT /api/admin/invite-link/tokens/{token}
 	"updateFeedback",                         // PUT /api/admin/feedback/{id}
-	"getStrategiesByContextField",            // GET /api/admin/context/{contextField}/strategies
-	"updateContextFieldLegalValue",           // POST /api/admin/context/{contextField}/legal-values
 	"getIntegrationEvents",                   // GET /api/admin/addons/{id}/events
 	"deleteAddon",                            // DELETE /api/admin/addons/{id}
 	"updateAddon",                            // PUT /api/admin/addons/{id}
@@ -85,7 +83,6 @@ var refMissing = []string{
 	"updateContextFieldForProject",           // PUT /api/admin/projects/{projectId}/context/{contextField}
 	"deleteContextFieldForProject",           // DELETE /api/admin/projects/{projectId}/context/{contextField}
 	"deleteProjectApiToken",                  // DELETE /api/admin/projects/{projectId}/api-tokens/{token}
-	"deleteContextFieldLegalValue",           // DELETE /api/admin/context/{contextField}/legal-values/{legalValue}
 	"deleteFeatureLink",                      // DELETE /api/admin/projects/{projectId}/features/{featureName}/link/{linkId}
 	"updateFeatureLink",                      // PUT /api/admin/projects/{projectId}/features/{featureName}/link/{linkId}
 	"deleteContextFieldLegalValueForProject", // DELETE /api/admin/projects/{projectId}/context/{contextField}/legal-values/{legalValue}
@@ -95,8 +92,8 @@ var refMissing = []string{
 // operations are routed, the full package run when fewer routed
 // operations had a success answer checked against Unleash's schema.
 const (
-	refRoutedFloor    = 155
-	refValidatedFloor = 105
+	refRoutedFloor    = 158
+	refValidatedFloor = 128
 )
 
 // refOperation is one operation of the reference document.
