@@ -60,8 +60,6 @@ var refMissing = []string{
 	"validateContextFieldNameForProject",     // POST /api/admin/projects/{projectId}/context/validate
 	"getContextFieldsForProject",             // GET /api/admin/projects/{projectId}/context
 	"createContextFieldForProject",           // POST /api/admin/projects/{projectId}/context
-	"createProjectApiToken",                  // POST /api/admin/projects/{projectId}/api-tokens
-	"getProjectApiTokens",                    // GET /api/admin/projects/{projectId}/api-tokens
 	"getPersonalDashboardProjectDetails",     // GET /api/admin/personal-dashboard/{projectId}
 	"getPublicSignupToken",                   // GET /api/admin/invite-link/tokens/{token}
 	"updatePublicSignupToken",                // PUT /api/admin/invite-link/tokens/{token}
@@ -78,7 +76,6 @@ var refMissing = []string{
 	"getContextFieldForProject",              // GET /api/admin/projects/{projectId}/context/{contextField}
 	"updateContextFieldForProject",           // PUT /api/admin/projects/{projectId}/context/{contextField}
 	"deleteContextFieldForProject",           // DELETE /api/admin/projects/{projectId}/context/{contextField}
-	"deleteProjectApiToken",                  // DELETE /api/admin/projects/{projectId}/api-tokens/{token}
 	"deleteFeatureLink",                      // DELETE /api/admin/projects/{projectId}/features/{featureName}/link/{linkId}
 	"updateFeatureLink",                      // PUT /api/admin/projects/{projectId}/features/{featureName}/link/{linkId}
 	"deleteContextFieldLegalValueForProject", // DELETE /api/admin/projects/{projectId}/context/{contextField}/legal-values/{legalValue}
@@ -88,7 +85,7 @@ var refMissing = []string{
 // operations are routed, the full package run when fewer routed
 // operations had a success answer checked against Unleash's schema.
 const (
-	refRoutedFloor    = 162
+	refRoutedFloor    = 165
 	refValidatedFloor = 128
 )
 

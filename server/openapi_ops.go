@@ -130,10 +130,13 @@ var oaOps = map[string]oaOp{
 		Body: oaRef("CreateFeatureStrategy"), Resp: oaRef("CreateFeatureStrategy"),
 		Description: "The strategy that turning a flag on adds when it has no enabled strategy."},
 	"DELETE /api/admin/projects/{projectId}/environments/{environment}": {ID: "removeEnvironmentFromProject", Summary: "Disable an environment in the project"},
-	"GET /api/admin/projects/{projectId}/api-tokens":                    {ID: "getProjectApiTokens", Summary: "List the project's tokens", Resp: oaRef("ApiTokens")},
+	"GET /api/admin/projects/{projectId}/api-tokens": {ID: "getProjectApiTokens", Summary: "List the project's tokens", Resp: oaRef("ApiTokens"),
+		Description: "The client and frontend tokens that serve this project alone, as `GET /api/admin/api-tokens` lists tokens (never their secrets). 404 for an unknown project."},
 	"POST /api/admin/projects/{projectId}/api-tokens": {ID: "createProjectApiToken", Summary: "Create a token for the project", Body: oaRef("CreateApiToken"),
-		Status: http.StatusCreated, Resp: oaRef("ApiToken")},
-	"DELETE /api/admin/projects/{projectId}/api-tokens/{token}": {ID: "deleteProjectApiToken", Summary: "Delete a project token"},
+		Status: http.StatusCreated, Resp: oaRef("ApiToken"),
+		Description: "A client (`backend`) or frontend token of this project alone, as `POST /api/admin/api-tokens` would create with `projects: [projectId]`; a `project` or `projects` in the body may only name this project. Event `api-token-created`. 404 for an unknown project."},
+	"DELETE /api/admin/projects/{projectId}/api-tokens/{token}": {ID: "deleteProjectApiToken", Summary: "Delete a project token",
+		Description: "Deletes the token (by secret or id) when it serves this project alone; 404 for a token of other projects, 200 for one that does not exist (then without an event). Event `api-token-deleted`."},
 
 	// Features.
 	"GET /api/admin/projects/{projectId}/features": {ID: "getFeatures", Summary: "List the project's flags", Resp: oaRef("ProjectFeatures"),
