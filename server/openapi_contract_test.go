@@ -54,8 +54,6 @@ var refMissing = []string{
 	"updateSplashSettings",                   // POST /api/admin/splash/{id}
 	"getOutdatedProjectSdks",                 // GET /api/admin/projects/{projectId}/sdks/outdated
 	"getProjectInsights",                     // GET /api/admin/projects/{projectId}/insights
-	"removeFavoriteProject",                  // DELETE /api/admin/projects/{projectId}/favorites
-	"addFavoriteProject",                     // POST /api/admin/projects/{projectId}/favorites
 	"validateContextFieldNameForProject",     // POST /api/admin/projects/{projectId}/context/validate
 	"getContextFieldsForProject",             // GET /api/admin/projects/{projectId}/context
 	"createContextFieldForProject",           // POST /api/admin/projects/{projectId}/context
@@ -68,8 +66,6 @@ var refMissing = []string{
 	"updateAddon",                            // PUT /api/admin/addons/{id}
 	"getAddon",                               // GET /api/admin/addons/{id}
 	"createFeatureLink",                      // POST /api/admin/projects/{projectId}/features/{featureName}/link
-	"addFavoriteFeature",                     // POST /api/admin/projects/{projectId}/features/{featureName}/favorites
-	"removeFavoriteFeature",                  // DELETE /api/admin/projects/{projectId}/features/{featureName}/favorites
 	"getStrategiesByContextFieldForProject",  // GET /api/admin/projects/{projectId}/context/{contextField}/strategies
 	"updateContextFieldLegalValueForProject", // POST /api/admin/projects/{projectId}/context/{contextField}/legal-values
 	"getContextFieldForProject",              // GET /api/admin/projects/{projectId}/context/{contextField}
@@ -84,7 +80,7 @@ var refMissing = []string{
 // operations are routed, the full package run when fewer routed
 // operations had a success answer checked against Unleash's schema.
 const (
-	refRoutedFloor    = 166
+	refRoutedFloor    = 170
 	refValidatedFloor = 128
 )
 

@@ -87,7 +87,9 @@ func (s *Server) handleProjectOverview(w http.ResponseWriter, r *http.Request) e
 		}
 		slices.SortFunc(out.FeatureTypeCounts, func(a, b featureTypeCount) int { return strings.Compare(a.Type, b.Type) })
 		out.OnboardingStatus = onboardingOf(flags)
-		return nil
+		favs, err := readFavorites(ctx, rd, principalFrom(ctx).UserID())
+		out.Favorite = slices.Contains(favs.Projects, project)
+		return err
 	})
 	if err != nil {
 		return err

@@ -92,6 +92,7 @@ type searchCandidate struct {
 	lifecycle        searchLifecycle
 	potentiallyStale bool
 	lastSeen         *time.Time
+	favorite         bool
 }
 
 // searchOp is one operator filter, such as IS_ANY_OF:a,b.
@@ -205,16 +206,16 @@ func (d *searchDate) match(t *time.Time) bool {
 
 // searchFilters are the parsed query parameters of a flag search.
 type searchFilters struct {
-	queries                                   []string
-	project, state, lifecycle, typ, createdBy *searchOp
-	tag, segment                              *searchOp
-	status                                    [][2]string // environment, "enabled" or "disabled"
-	archived                                  bool
-	createdAt, lastSeenAt                     *searchDate
-	favoriteOnly                              bool
-	sortBy                                    string
-	desc                                      bool
-	offset, limit                             int
+	queries                                       []string
+	project, state, lifecycle, typ, createdBy     *searchOp
+	tag, segment                                  *searchOp
+	status                                        [][2]string // environment, "enabled" or "disabled"
+	archived                                      bool
+	createdAt, lastSeenAt                         *searchDate
+	favoriteOnly, notFavoriteOnly, favoritesFirst bool
+	sortBy                                        string
+	desc                                          bool
+	offset, limit                                 int
 }
 
 func parseSearchFilters(q url.Values) (searchFilters, error) {
@@ -276,8 +277,7 @@ func parseSearchFilters(q url.Values) (searchFilters, error) {
 	if f.lastSeenAt, err = parseSearchDate(q, "lastSeenAt"); err != nil {
 		return f, err
 	}
-	// Favorites are not kept here: no flag is a favorite, so asking for
-	// favorites only finds none, and favoritesFirst changes nothing.
+	f.favoritesFirst = q.Get("favoritesFirst") == "true"
 	if fav, err := parseSearchOp(q, "favorite", []string{"IS", "IS_ANY_OF"}, true); err != nil {
 		return f, err
 	} else if fav != nil {
@@ -287,6 +287,7 @@ func parseSearchFilters(q url.Values) (searchFilters, error) {
 			}
 		}
 		f.favoriteOnly = !slices.Contains(fav.values, "false")
+		f.notFavoriteOnly = !slices.Contains(fav.values, "true")
 	}
 	f.sortBy = cmp.Or(q.Get("sortBy"), "createdAt")
 	if !slices.Contains([]string{"name", "type", "project", "createdAt", "lastSeenAt", "stale", "lifecycle", "description"}, f.sortBy) && !strings.HasPrefix(f.sortBy, "environment:") {
@@ -314,7 +315,7 @@ func parseSearchFilters(q url.Values) (searchFilters, error) {
 
 // match reports whether flag c passes every filter.
 func (f *searchFilters) match(c *searchCandidate) bool {
-	if f.favoriteOnly {
+	if (f.favoriteOnly && !c.favorite) || (f.notFavoriteOnly && c.favorite) {
 		return false
 	}
 	if len(f.queries) > 0 && !slices.ContainsFunc(f.queries, c.matchesText) {
@@ -373,8 +374,15 @@ func (c *searchCandidate) matchesText(q string) bool {
 	return false
 }
 
-// compare orders two flags by the sort field, then by name.
+// compare orders two flags by the sort field, then by name; favorites
+// first when asked.
 func (f *searchFilters) compare(a, b *searchCandidate) int {
+	if f.favoritesFirst && a.favorite != b.favorite {
+		if a.favorite {
+			return -1
+		}
+		return 1
+	}
 	var c int
 	switch f.sortBy {
 	case "name":
@@ -460,6 +468,7 @@ func (s *Server) handleSearchFeatures(w http.ResponseWriter, r *http.Request) er
 		users []store.User
 		types []store.FeatureType
 		done  map[string]lifecycleCompletion
+		favs  favorites
 	)
 	err = s.view(r.Context(), func(rd store.Reader) error {
 		var err error
@@ -470,6 +479,9 @@ func (s *Server) handleSearchFeatures(w http.ResponseWriter, r *http.Request) er
 			return err
 		}
 		if done, err = readCompletions(r.Context(), rd); err != nil {
+			return err
+		}
+		if favs, err = readFavorites(r.Context(), rd, principalFrom(r.Context()).UserID()); err != nil {
 			return err
 		}
 		users, err = rd.ListUsers(r.Context(), store.UserFilter{})
@@ -490,7 +502,8 @@ func (s *Server) handleSearchFeatures(w http.ResponseWriter, r *http.Request) er
 		if d, ok := done[fl.Name]; ok {
 			completed = &d
 		}
-		c := &searchCandidate{FeatureOverview: fl, lifecycle: currentStage(fl, completed), lastSeen: fl.LastSeenAt}
+		c := &searchCandidate{FeatureOverview: fl, lifecycle: currentStage(fl, completed), lastSeen: fl.LastSeenAt,
+			favorite: slices.Contains(favs.Features, fl.Name)}
 		if u, ok := creators[fl.CreatedBy]; ok {
 			c.creatorID = u.ID
 		}
@@ -535,7 +548,7 @@ func creatorIndex(users []store.User) map[string]store.User {
 func searchResponse(c *searchCandidate, creators map[string]store.User) searchFeature {
 	out := searchFeature{
 		Name: c.Name, Type: c.Type, Description: c.Description, Project: c.Project,
-		Stale: c.Stale, ImpressionData: c.ImpressionData, CreatedAt: c.CreatedAt, ArchivedAt: c.ArchivedAt,
+		Stale: c.Stale, Favorite: c.favorite, ImpressionData: c.ImpressionData, CreatedAt: c.CreatedAt, ArchivedAt: c.ArchivedAt,
 		CreatedBy:    searchCreator{ID: c.creatorID, Name: c.CreatedBy},
 		Environments: make([]searchEnvironment, len(c.Environments)),
 		Segments:     c.Segments, Tags: c.Tags, Lifecycle: c.lifecycle,
@@ -572,7 +585,7 @@ func oaSearchFeatures() *oaSchema {
 	flag := oaObject(oaProps{
 		"name": oaString(), "type": oaString(), "description": oaString().null(),
 		"dependencyType": oaEnum("parent", "child").null().d("`child` when the flag depends on another, `parent` when another depends on it."),
-		"project":        oaString(), "stale": oaBool(), "favorite": oaBool().d("Always false: favorites are not kept."),
+		"project":        oaString(), "stale": oaBool(), "favorite": oaBool().d("Whether the caller starred the flag."),
 		"impressionData": oaBool(), "createdAt": oaDateTime().null(), "archivedAt": oaDateTime().null(),
 		"createdBy":    oaObject(oaProps{"id": oaInteger().d("0 when the creator was not a person (an API token)."), "name": oaString(), "imageUrl": oaString()}).req("id", "name", "imageUrl").closed(),
 		"environments": oaArray(env).d("The environments of the flag's project."),
@@ -604,8 +617,8 @@ func oaSearchFeaturesQuery() []*oaParameter {
 		oaQuery("segment", "Segment names, "+include+".", oaString().ex("INCLUDE:pro-users")),
 		{Name: "status", In: "query", Description: "`environment:enabled` or `environment:disabled`; a flag matching any of those given is found.", Schema: oaStrings()},
 		oaQuery("archived", "`IS:true` searches the archive, `IS:false` (the default) active flags.", oaEnum("IS:true", "IS:false")),
-		oaQuery("favorite", "`IS:true` finds favorites only: none, since favorites are not kept.", oaString()),
-		oaQuery("favoritesFirst", "Accepted; changes nothing, since favorites are not kept.", oaString()),
+		oaQuery("favorite", "`IS:true`: only the flags the caller starred; `IS:false`: only the others.", oaString()),
+		oaQuery("favoritesFirst", "`true`: the caller's starred flags before the others, each part sorted as asked.", oaString()),
 		oaQuery("createdAt", "`IS_BEFORE:YYYY-MM-DD` or `IS_ON_OR_AFTER:YYYY-MM-DD` (UTC).", oaString().ex("IS_ON_OR_AFTER:2024-01-31")),
 		oaQuery("lastSeenAt", "`IS_BEFORE:YYYY-MM-DD` or `IS_ON_OR_AFTER:YYYY-MM-DD` (UTC); flags never seen do not match.", oaString()),
 		oaQuery("sortBy", "`createdAt` (default), `name`, `type`, `project`, `description`, `stale`, `lifecycle`, `lastSeenAt` or `environment:<name>` (by whether the flag is on there); ties by name.", oaString()),
