@@ -1,0 +1,167 @@
+package server
+
+// The personal dashboard (/api/admin/personal-dashboard): the projects a
+// person takes part in and the flags they created or starred, with who
+// administers the instance and owns those projects, for the UI's start
+// page.
+
+import (
+	"cmp"
+	"net/http"
+	"slices"
+
+	"github.com/signalbox/signalbox/internal/apierr"
+	"github.com/signalbox/signalbox/store"
+)
+
+func init() { adminAreas = append(adminAreas, registerPersonalDashboard) }
+
+func registerPersonalDashboard(s *Server, m mux) {
+	m.admin("GET /api/admin/personal-dashboard", PermRead, s.handlePersonalDashboard)
+}
+
+type dashboardProject struct {
+	ID            string `json:"id"`
+	Name          string `json:"name"`
+	Health        int    `json:"health"`
+	TechnicalDebt int    `json:"technicalDebt"`
+	MemberCount   int    `json:"memberCount"`
+	FeatureCount  int    `json:"featureCount"`
+}
+
+type dashboardFlag struct {
+	Name    string `json:"name"`
+	Project string `json:"project"`
+	Type    string `json:"type"`
+}
+
+type dashboardAdmin struct {
+	ID       int    `json:"id"`
+	Name     string `json:"name,omitempty"`
+	Username string `json:"username,omitempty"`
+	ImageURL string `json:"imageUrl"`
+	Email    string `json:"email,omitempty"`
+}
+
+type dashboardOwner struct {
+	OwnerType string  `json:"ownerType"`
+	Name      string  `json:"name"`
+	ImageURL  *string `json:"imageUrl"`
+	Email     *string `json:"email"`
+}
+
+// handlePersonalDashboard is Unleash's getPersonalDashboard: the projects
+// in which the caller holds a role (directly or through a group) or that
+// they starred, with health and counts; the active flags they created or
+// starred; the people whose own root role is Admin; and the people who
+// own (directly) one of the listed projects. Only people have a
+// dashboard: 400 for an API token.
+func (s *Server) handlePersonalDashboard(w http.ResponseWriter, r *http.Request) error {
+	ctx := r.Context()
+	u, err := signedInUser(ctx, apierr.BadData)
+	if err != nil {
+		return err
+	}
+	me := principalFrom(ctx).Name()
+	out := struct {
+		Projects      []dashboardProject `json:"projects"`
+		Flags         []dashboardFlag    `json:"flags"`
+		Admins        []dashboardAdmin   `json:"admins"`
+		ProjectOwners []dashboardOwner   `json:"projectOwners"`
+	}{Projects: []dashboardProject{}, Flags: []dashboardFlag{}, Admins: []dashboardAdmin{}, ProjectOwners: []dashboardOwner{}}
+	err = s.view(ctx, func(rd store.Reader) error {
+		favs, err := readFavorites(ctx, rd, u.ID)
+		if err != nil {
+			return err
+		}
+		grants, err := rd.UserProjectRoles(ctx, u.ID, "")
+		if err != nil {
+			return err
+		}
+		mine := slices.Clone(favs.Projects)
+		for _, g := range grants {
+			mine = append(mine, g.Project)
+		}
+		slices.Sort(mine)
+		mine = slices.Compact(mine)
+
+		active := false
+		flags, err := rd.ListFeatures(ctx, store.FeatureFilter{Archived: &active})
+		if err != nil {
+			return err
+		}
+		types, err := rd.ListFeatureTypes(ctx)
+		if err != nil {
+			return err
+		}
+		lifetimes := map[string]*int{}
+		for _, t := range types {
+			lifetimes[t.ID] = t.LifetimeDays
+		}
+		members, err := projectMemberCounts(ctx, rd)
+		if err != nil {
+			return err
+		}
+		now := s.now()
+		for _, id := range mine {
+			p, err := rd.GetProject(ctx, id)
+			if apierr.Is(err, apierr.NotFound) {
+				continue // a starred project deleted since
+			} else if err != nil {
+				return err
+			}
+			dp := dashboardProject{ID: p.ID, Name: p.Name, MemberCount: members[p.ID]}
+			unhealthy := 0
+			for _, f := range flags {
+				if f.Project != p.ID {
+					continue
+				}
+				dp.FeatureCount++
+				if f.Stale || potentiallyStale(f, lifetimes, now) {
+					unhealthy++
+				}
+			}
+			dp.Health = healthRating(dp.FeatureCount-unhealthy, dp.FeatureCount)
+			dp.TechnicalDebt = 100 - dp.Health
+			out.Projects = append(out.Projects, dp)
+		}
+		for _, f := range flags {
+			if f.CreatedBy == me || slices.Contains(favs.Features, f.Name) {
+				out.Flags = append(out.Flags, dashboardFlag{Name: f.Name, Project: f.Project, Type: f.Type})
+			}
+		}
+
+		users, err := rd.ListUsers(ctx, store.UserFilter{AccountType: store.AccountUser})
+		if err != nil {
+			return err
+		}
+		byID := map[int]store.User{}
+		for _, x := range users {
+			byID[x.ID] = x
+			if x.RootRole == store.RoleAdmin {
+				out.Admins = append(out.Admins, dashboardAdmin{ID: x.ID, Name: x.Name, Username: x.Username, ImageURL: x.ImageURL, Email: x.Email})
+			}
+		}
+		owners := map[int]bool{}
+		for _, id := range mine {
+			access, err := rd.ListProjectAccess(ctx, store.AccessFilter{Project: id})
+			if err != nil {
+				return err
+			}
+			for _, a := range access {
+				x, ok := byID[a.UserID]
+				if a.RoleID != store.RoleOwner || !ok || owners[x.ID] {
+					continue
+				}
+				owners[x.ID] = true
+				out.ProjectOwners = append(out.ProjectOwners, dashboardOwner{OwnerType: "user",
+					Name: cmp.Or(x.Name, x.Username, x.Email), ImageURL: nullable(x.ImageURL), Email: nullable(x.Email)})
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, out)
+}
