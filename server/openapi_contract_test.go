@@ -45,12 +45,10 @@ var refMissing = []string{
 	"getOutdatedSdks",                        // GET /api/admin/metrics/sdks/outdated
 	"getAllPublicSignupTokens",               // GET /api/admin/invite-link/tokens
 	"createPublicSignupToken",                // POST /api/admin/invite-link/tokens
-	"createFeedback",                         // POST /api/admin/feedback
 	"getAddons",                              // GET /api/admin/addons
 	"createAddon",                            // POST /api/admin/addons
 	"validatePublicSignupToken",              // GET /invite/{token}/validate
 	"addPublicSignupTokenUser",               // POST /invite/{token}/signup
-	"updateSplashSettings",                   // POST /api/admin/splash/{id}
 	"getOutdatedProjectSdks",                 // GET /api/admin/projects/{projectId}/sdks/outdated
 	"getProjectInsights",                     // GET /api/admin/projects/{projectId}/insights
 	"validateContextFieldNameForProject",     // POST /api/admin/projects/{projectId}/context/validate
@@ -59,7 +57,6 @@ var refMissing = []string{
 	"getPersonalDashboardProjectDetails",     // GET /api/admin/personal-dashboard/{projectId}
 	"getPublicSignupToken",                   // GET /api/admin/invite-link/tokens/{token}
 	"updatePublicSignupToken",                // PUT /api/admin/invite-link/tokens/{token}
-	"updateFeedback",                         // PUT /api/admin/feedback/{id}
 	"getIntegrationEvents",                   // GET /api/admin/addons/{id}/events
 	"deleteAddon",                            // DELETE /api/admin/addons/{id}
 	"updateAddon",                            // PUT /api/admin/addons/{id}
@@ -79,7 +76,7 @@ var refMissing = []string{
 // operations are routed, the full package run when fewer routed
 // operations had a success answer checked against Unleash's schema.
 const (
-	refRoutedFloor    = 171
+	refRoutedFloor    = 174
 	refValidatedFloor = 145
 )
 
