@@ -77,7 +77,7 @@ var refMissing = []string{
 // operations had a success answer checked against Unleash's schema.
 const (
 	refRoutedFloor    = 174
-	refValidatedFloor = 145
+	refValidatedFloor = 148
 )
 
 // refOperation is one operation of the reference document.
