@@ -9,6 +9,7 @@ import (
 	"cmp"
 	"net/http"
 	"slices"
+	"time"
 
 	"github.com/signalbox/signalbox/internal/apierr"
 	"github.com/signalbox/signalbox/store"
@@ -18,6 +19,7 @@ func init() { adminAreas = append(adminAreas, registerPersonalDashboard) }
 
 func registerPersonalDashboard(s *Server, m mux) {
 	m.admin("GET /api/admin/personal-dashboard", PermRead, s.handlePersonalDashboard)
+	m.admin("GET /api/admin/personal-dashboard/{projectId}", PermRead, s.handlePersonalDashboardProject)
 }
 
 type dashboardProject struct {
@@ -157,6 +159,113 @@ func (s *Server) handlePersonalDashboard(w http.ResponseWriter, r *http.Request)
 				out.ProjectOwners = append(out.ProjectOwners, dashboardOwner{OwnerType: "user",
 					Name: cmp.Or(x.Name, x.Username, x.Email), ImageURL: nullable(x.ImageURL), Email: nullable(x.Email)})
 			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, out)
+}
+
+// dashboardEvent is an item of latestEvents.
+type dashboardEvent struct {
+	ID                int64     `json:"id"`
+	Summary           *string   `json:"summary"`
+	CreatedBy         string    `json:"createdBy"`
+	CreatedByImageURL string    `json:"createdByImageUrl"`
+	CreatedAt         time.Time `json:"createdAt"`
+}
+
+// handlePersonalDashboardProject is Unleash's
+// getPersonalDashboardProjectDetails: the project's owners (people and
+// groups with the Owner role; the "system" owner when there are none),
+// the caller's roles there, its 10 latest events, onboarding status and
+// health figures. 404 for an unknown project; 400 for an API token.
+func (s *Server) handlePersonalDashboardProject(w http.ResponseWriter, r *http.Request) error {
+	ctx, project := r.Context(), r.PathValue("projectId")
+	u, err := signedInUser(ctx, apierr.BadData)
+	if err != nil {
+		return err
+	}
+	out := struct {
+		Owners           []map[string]any `json:"owners"`
+		Roles            []map[string]any `json:"roles"`
+		LatestEvents     []dashboardEvent `json:"latestEvents"`
+		OnboardingStatus onboardingStatus `json:"onboardingStatus"`
+		Insights         map[string]any   `json:"insights"`
+	}{Owners: []map[string]any{}, Roles: []map[string]any{}, LatestEvents: []dashboardEvent{}}
+	err = s.view(ctx, func(rd store.Reader) error {
+		rep, err := buildHealthReport(ctx, rd, project, s.now())
+		if err != nil {
+			return err
+		}
+		total := rep.ActiveCount + rep.StaleCount
+		out.Insights = map[string]any{
+			"avgHealthCurrentWindow": nil, "avgHealthPastWindow": nil,
+			"totalFlags": total, "activeFlags": total - rep.StaleCount - rep.PotentiallyStaleCount,
+			"staleFlags": rep.StaleCount, "potentiallyStaleFlags": rep.PotentiallyStaleCount,
+			"health": rep.Health, "technicalDebt": 100 - rep.Health,
+		}
+		active := false
+		flags, err := rd.ListFeatures(ctx, store.FeatureFilter{Project: project, Archived: &active})
+		if err != nil {
+			return err
+		}
+		out.OnboardingStatus = onboardingOf(flags)
+
+		access, err := rd.ListProjectAccess(ctx, store.AccessFilter{Project: project})
+		if err != nil {
+			return err
+		}
+		for _, a := range access {
+			if a.RoleID != store.RoleOwner {
+				continue
+			}
+			if a.UserID != 0 {
+				x, err := rd.GetUser(ctx, a.UserID)
+				if err != nil {
+					return err
+				}
+				out.Owners = append(out.Owners, map[string]any{"ownerType": "user", "name": cmp.Or(x.Name, x.Username, x.Email),
+					"imageUrl": nullable(x.ImageURL), "email": nullable(x.Email)})
+			} else if a.GroupID != 0 {
+				g, err := rd.GetGroup(ctx, a.GroupID)
+				if err != nil {
+					return err
+				}
+				out.Owners = append(out.Owners, map[string]any{"ownerType": "group", "name": g.Name})
+			}
+		}
+		if len(out.Owners) == 0 {
+			out.Owners = append(out.Owners, map[string]any{"ownerType": "system"})
+		}
+		grants, err := rd.UserProjectRoles(ctx, u.ID, project)
+		if err != nil {
+			return err
+		}
+		seen := map[int]bool{}
+		for _, g := range grants {
+			if seen[g.RoleID] {
+				continue
+			}
+			seen[g.RoleID] = true
+			role, err := rd.GetRole(ctx, g.RoleID)
+			if err != nil {
+				return err
+			}
+			typ := "custom"
+			if role.Type == "project" {
+				typ = "project"
+			}
+			out.Roles = append(out.Roles, map[string]any{"id": role.ID, "name": role.Name, "type": typ})
+		}
+		events, err := rd.ListEvents(ctx, store.EventFilter{Project: project, Limit: 10})
+		if err != nil {
+			return err
+		}
+		for _, e := range events {
+			out.LatestEvents = append(out.LatestEvents, dashboardEvent{ID: e.ID, CreatedBy: e.CreatedBy, CreatedAt: e.CreatedAt})
 		}
 		return nil
 	})

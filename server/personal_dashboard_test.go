@@ -46,6 +46,29 @@ func TestPersonalDashboard(t *testing.T) {
 	if len(d.ProjectOwners) != 1 || d.ProjectOwners[0].Name != "olga" {
 		t.Errorf("owners %+v", d.ProjectOwners)
 	}
+	res = ts.asSession(cookie, "GET", "/api/admin/personal-dashboard/web", nil).must(t, http.StatusOK)
+	matchesUnleash(t, ref, "personalDashboardProjectDetailsSchema", res.Body)
+	var p struct {
+		Owners []struct{ OwnerType, Name string }
+		Roles  []struct {
+			ID   int
+			Type string
+		}
+		LatestEvents     []struct{ ID int }
+		OnboardingStatus struct{ Status string }
+		Insights         map[string]any
+	}
+	res.Decode(t, &p)
+	if len(p.Owners) != 1 || p.Owners[0].Name != "olga" || len(p.Roles) != 1 || p.Roles[0].ID != 5 || p.Roles[0].Type != "project" ||
+		len(p.LatestEvents) == 0 || p.OnboardingStatus.Status != "first-flag-created" || p.Insights["totalFlags"] != float64(1) {
+		t.Errorf("project details %+v", p)
+	}
+	ts.asSession(cookie, "GET", "/api/admin/personal-dashboard/ops", nil).must(t, http.StatusOK).Decode(t, &p)
+	if len(p.Owners) != 1 || p.Owners[0].OwnerType != "system" || len(p.Roles) != 0 {
+		t.Errorf("ops details %+v", p)
+	}
+	ts.asSession(cookie, "GET", "/api/admin/personal-dashboard/nope", nil).must(t, http.StatusNotFound)
+	ts.admin("GET", "/api/admin/personal-dashboard/web", nil).must(t, http.StatusBadRequest)
 	ts.admin("GET", "/api/admin/personal-dashboard", nil).must(t, http.StatusBadRequest)
 	ts.request("GET", "/api/admin/personal-dashboard", "", nil).must(t, http.StatusUnauthorized)
 }
