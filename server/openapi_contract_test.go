@@ -76,7 +76,7 @@ var refMissing = []string{
 // operations had a success answer checked against Unleash's schema.
 const (
 	refRoutedFloor    = 175
-	refValidatedFloor = 148
+	refValidatedFloor = 149
 )
 
 // refOperation is one operation of the reference document.
