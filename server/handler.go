@@ -52,6 +52,9 @@ func (m mux) admin(pattern string, perm Permission, h handlerFunc) {
 		if err == nil {
 			err = s.authorize(r, p, perm)
 		}
+		if err == nil {
+			err = s.refuseInMaintenance(r, pattern)
+		}
 		if err != nil {
 			s.writeError(w, r, err)
 			return

@@ -72,7 +72,8 @@ func newTestServerOn(t *testing.T, st store.Store) *testServer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hs := httptest.NewServer(srv.Handler())
+	refNoteRoutes(srv.Routes())
+	hs := httptest.NewServer(refRecorder(srv.Handler()))
 	t.Cleanup(hs.Close)
 	return &testServer{t: t, srv: srv, url: hs.URL}
 }

@@ -7,5 +7,6 @@ import (
 )
 
 // TestMain shares one throwaway PostgreSQL among the tests that run the
-// server on PostgreSQL.
-func TestMain(m *testing.M) { pgtest.Main(m) }
+// server on PostgreSQL, and reports afterwards how much of Unleash's API
+// the tests checked against its schemas.
+func TestMain(m *testing.M) { pgtest.Main(m, refReport) }

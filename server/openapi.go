@@ -252,6 +252,9 @@ func oaOperationFor(rt Route, method, path string, m oaOp, known bool) *oaOperat
 	for _, code := range errs {
 		op.Responses[strconv.Itoa(code)] = &oaResponse{Ref: "#/components/responses/" + oaErrorNames[code]}
 	}
+	if rt.Auth == "admin" && method != "get" && method != "head" && rt.Pattern != maintenancePattern && op.Responses["503"] == nil {
+		op.Responses["503"] = &oaResponse{Ref: "#/components/responses/" + oaErrorNames[http.StatusServiceUnavailable]}
+	}
 
 	var access string
 	switch rt.Auth {
@@ -485,6 +488,7 @@ var oaErrorNames = map[int]string{
 	http.StatusRequestEntityTooLarge: "PayloadTooLarge",
 	http.StatusUnsupportedMediaType:  "UnsupportedMediaType",
 	http.StatusTooManyRequests:       "TooManyRequests",
+	http.StatusServiceUnavailable:    "Maintenance",
 }
 
 func oaErrorResponses() map[string]*oaResponse {
@@ -497,6 +501,7 @@ func oaErrorResponses() map[string]*oaResponse {
 		http.StatusRequestEntityTooLarge: "The body is larger than 2 MiB (`PayloadTooLargeError`).",
 		http.StatusUnsupportedMediaType:  "The body is not declared as JSON (`ContentTypeError`); send `Content-Type: application/json`.",
 		http.StatusTooManyRequests:       "Too many failed attempts; wait and try again (`TooManyRequestsError`).",
+		http.StatusServiceUnavailable:    "Maintenance mode is on (`NotReadyError`): admin changes are refused until it is switched off.",
 	}
 	out := map[string]*oaResponse{}
 	for code, name := range oaErrorNames {

@@ -3,9 +3,9 @@ package server
 // Tags on flags: the tags in use (/api/admin/tags) and the tags of one flag
 // (/api/admin/features/{featureName}/tags). Tag types live in tag_types.go.
 //
-// Tags exist only on flags here: a tag is "in use" while some flag carries
-// it, so there is no separate tag to create (Unleash's POST /api/admin/tags
-// is not offered) and deleting a tag removes it from every flag.
+// A tag exists while some flag carries it or since it was created on its
+// own (standalone_tags.go); deleting a tag removes it from every flag and
+// from the tags created on their own.
 
 import (
 	"context"
@@ -117,7 +117,11 @@ func (s *Server) listTags(w http.ResponseWriter, r *http.Request, tagType string
 				return err
 			}
 		}
-		tags, err = rd.ListTags(r.Context(), tagType)
+		if tags, err = rd.ListTags(r.Context(), tagType); err != nil {
+			return err
+		}
+		own, err := readStandaloneTags(r.Context(), rd, tagType)
+		tags = mergeTags(tags, own)
 		return err
 	})
 	if err != nil {
@@ -126,7 +130,8 @@ func (s *Server) listTags(w http.ResponseWriter, r *http.Request, tagType string
 	return writeJSON(w, http.StatusOK, tagList{Version: 1, Tags: nonNilList(tags)})
 }
 
-// handleListTags lists every tag some flag carries.
+// handleListTags lists every tag some flag carries or that was created on
+// its own.
 func (s *Server) handleListTags(w http.ResponseWriter, r *http.Request) error {
 	return s.listTags(w, r, "")
 }
@@ -137,20 +142,25 @@ func (s *Server) handleListTagsOfType(w http.ResponseWriter, r *http.Request) er
 	return s.listTags(w, r, r.PathValue("type"))
 }
 
-// handleGetTag answers {version, tag} while some flag carries the tag.
+// handleGetTag answers {version, tag} while some flag carries the tag or
+// since it was created on its own.
 func (s *Server) handleGetTag(w http.ResponseWriter, r *http.Request) error {
 	want := store.Tag{Type: r.PathValue("type"), Value: r.PathValue("value")}
 	found := false
 	err := s.view(r.Context(), func(rd store.Reader) error {
 		tags, err := rd.ListTags(r.Context(), want.Type)
-		found = containsTag(tags, want)
+		if err != nil {
+			return err
+		}
+		own, err := readStandaloneTags(r.Context(), rd, want.Type)
+		found = containsTag(tags, want) || containsTag(own, want)
 		return err
 	})
 	if err != nil {
 		return err
 	}
 	if !found {
-		return apierr.New(apierr.NotFound, "no feature flag carries the tag %s:%s", want.Type, want.Value)
+		return apierr.New(apierr.NotFound, "there is no tag %s:%s", want.Type, want.Value)
 	}
 	return writeJSON(w, http.StatusOK, struct {
 		Version int       `json:"version"`
@@ -160,7 +170,8 @@ func (s *Server) handleGetTag(w http.ResponseWriter, r *http.Request) error {
 
 // handleDeleteTag removes a tag from every flag that carries it: one
 // tag-deleted event, and feature-untagged for each flag so that the flag's
-// own history shows it. A tag that no flag carries is already gone: 200.
+// own history shows it; a tag created on its own goes too. A tag that does
+// not exist is already gone: 200.
 func (s *Server) handleDeleteTag(w http.ResponseWriter, r *http.Request) error {
 	t := store.Tag{Type: r.PathValue("type"), Value: r.PathValue("value")}
 	ctx := r.Context()
@@ -183,7 +194,11 @@ func (s *Server) handleDeleteTag(w http.ResponseWriter, r *http.Request) error {
 			}
 			events = append(events, tagEvent(f, t, false))
 		}
-		if len(events) == 0 {
+		own, err := deleteStandaloneTag(ctx, tx, t)
+		if err != nil {
+			return nil, err
+		}
+		if len(events) == 0 && !own {
 			return nil, nil
 		}
 		return append(events, store.Event{Type: "tag-deleted", PreData: eventData(t)}), nil

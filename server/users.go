@@ -610,8 +610,19 @@ func (s *Server) handleMe(w http.ResponseWriter, r *http.Request) error {
 		user = UserJSON{Username: &name, IsAPI: true, RootRole: store.RoleAdmin, CreatedAt: p.Token.CreatedAt,
 			AccountType: store.AccountService, Permissions: []string{}}
 	}
+	feedback, splash := []feedbackJSON{}, map[string]bool{}
+	if p.User != nil {
+		err := s.view(r.Context(), func(rd store.Reader) error {
+			st, err := readUIState(r.Context(), rd, p.User.ID)
+			feedback, splash = st.feedbackList(p.User.ID), st.Splash
+			return err
+		})
+		if err != nil {
+			return err
+		}
+	}
 	return writeJSON(w, http.StatusOK, map[string]any{
-		"user": user, "permissions": permissionsOf(p), "feedback": []any{}, "splash": map[string]any{},
+		"user": user, "permissions": permissionsOf(p), "feedback": feedback, "splash": splash,
 	})
 }
 

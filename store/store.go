@@ -56,6 +56,8 @@ type Reader interface {
 	ChangeRequestReader
 	SettingReader
 	AddonReader
+	FeatureOverviewReader
+	EventCreatorReader
 }
 
 // Tx is every read and write method. It is what Update hands to its

@@ -57,8 +57,9 @@ var (
 
 // Main runs the tests of m and then stops the server that NewDatabase
 // started, if any, and exits with the tests' status. Interrupting the tests
-// (SIGINT, SIGTERM) stops the server too.
-func Main(m *testing.M) {
+// (SIGINT, SIGTERM) stops the server too. Each of after runs once the
+// tests are done, with the exit status so far, and returns the one to use.
+func Main(m *testing.M, after ...func(code int) int) {
 	mainActive.Store(true)
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
@@ -69,6 +70,9 @@ func Main(m *testing.M) {
 		os.Exit(1)
 	}()
 	code := m.Run()
+	for _, f := range after {
+		code = f(code)
+	}
 	signal.Stop(sig)
 	stopShared()
 	os.Exit(code)
