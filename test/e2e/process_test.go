@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"regexp"
 	"strings"
 	"sync"
 	"syscall"
@@ -141,3 +142,20 @@ func envList(kv map[string]string) []string {
 func base(port int) string { return fmt.Sprintf("http://127.0.0.1:%d", port) }
 
 func stringsReader(s string) *strings.Reader { return strings.NewReader(s) }
+
+// waitOutput waits (bounded) until the process has written a line that re
+// matches, and returns the match: output reaches us through a pipe, so a
+// line written just before the server answered may not be here yet.
+func (p *process) waitOutput(t *testing.T, re *regexp.Regexp) []string {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if m := re.FindStringSubmatch(p.Output()); m != nil {
+			return m
+		}
+		if time.Now().After(deadline) {
+			return nil
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

@@ -71,7 +71,7 @@ func startUISuite(t *testing.T, databaseURL string) *uiSuite {
 	}
 	p := start(t, envList(env), binary, "server")
 	waitFor(t, base(port)+"/ready", http.StatusOK, p)
-	m := printedPassword.FindStringSubmatch(p.Output())
+	m := p.waitOutput(t, printedPassword)
 	if m == nil {
 		t.Fatalf("the server printed no admin password:\n%s", p.Output())
 	}
