@@ -264,24 +264,32 @@ func (s *Server) handleCreateAPIToken(w http.ResponseWriter, r *http.Request) er
 		if err != nil {
 			return nil, err
 		}
-		if err := mayManageToken(ctx, t.Type); err != nil {
-			return nil, err
-		}
-		if err := s.mayCreateForProjects(ctx, t); err != nil {
-			return nil, err
-		}
-		t.CreatedByUserID = creatorOf(principalFrom(ctx))
-		created, err := tx.CreateAPIToken(ctx, t)
-		if err != nil {
-			return nil, err
-		}
-		out = tokenJSON(created, secret)
-		return []store.Event{tokenEvent("api-token-created", &created, nil)}, nil
+		var events []store.Event
+		out, events, err = s.createToken(ctx, tx, t, secret)
+		return events, err
 	})
 	if err != nil {
 		return err
 	}
 	return writeJSON(w, http.StatusCreated, out)
+}
+
+// createToken stores a new API token for the principal of ctx, who must
+// be allowed its type and projects, and answers it with its secret (shown
+// this once) and its one event.
+func (s *Server) createToken(ctx context.Context, tx store.Tx, t store.APIToken, secret string) (TokenJSON, []store.Event, error) {
+	if err := mayManageToken(ctx, t.Type); err != nil {
+		return TokenJSON{}, nil, err
+	}
+	if err := s.mayCreateForProjects(ctx, t); err != nil {
+		return TokenJSON{}, nil, err
+	}
+	t.CreatedByUserID = creatorOf(principalFrom(ctx))
+	created, err := tx.CreateAPIToken(ctx, t)
+	if err != nil {
+		return TokenJSON{}, nil, err
+	}
+	return tokenJSON(created, secret), []store.Event{tokenEvent("api-token-created", &created, nil)}, nil
 }
 
 // tokenEvent records a token change without its secret.

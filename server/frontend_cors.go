@@ -259,19 +259,8 @@ func (s *Server) handleSetCORS(w http.ResponseWriter, r *http.Request) error {
 	}
 	ctx := r.Context()
 	err = s.change(ctx, func(tx store.Tx) ([]store.Event, error) {
-		typ := "setting-created"
-		var pre json.RawMessage
-		old, err := tx.GetSetting(ctx, frontendSettingName)
-		switch {
-		case err == nil:
-			typ, pre = "setting-updated", old.Value
-		case !apierr.Is(err, apierr.NotFound):
-			return nil, err
-		}
-		if _, err := tx.PutSetting(ctx, store.Setting{Name: frontendSettingName, Value: value}); err != nil {
-			return nil, err
-		}
-		return []store.Event{{Type: typ, Data: eventData(frontendSettingEvent{ID: frontendSettingName, frontendSettings: set}), PreData: pre}}, nil
+		return saveSetting(ctx, tx, frontendSettingName, value, frontendSettingEvent{ID: frontendSettingName, frontendSettings: set},
+			func(stored json.RawMessage) json.RawMessage { return stored })
 	})
 	if err != nil {
 		return err

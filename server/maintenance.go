@@ -112,19 +112,8 @@ func (s *Server) handleToggleMaintenance(w http.ResponseWriter, r *http.Request)
 	}
 	ctx := r.Context()
 	err = s.change(ctx, func(tx store.Tx) ([]store.Event, error) {
-		typ := "setting-created"
-		var pre json.RawMessage
-		old, err := tx.GetSetting(ctx, maintenanceSettingName)
-		switch {
-		case err == nil:
-			typ, pre = "setting-updated", eventData(maintenanceEventFrom(old.Value))
-		case !apierr.Is(err, apierr.NotFound):
-			return nil, err
-		}
-		if _, err := tx.PutSetting(ctx, store.Setting{Name: maintenanceSettingName, Value: value}); err != nil {
-			return nil, err
-		}
-		return []store.Event{{Type: typ, Data: eventData(maintenanceEvent{ID: maintenanceSettingName, maintenanceSetting: set}), PreData: pre}}, nil
+		return saveSetting(ctx, tx, maintenanceSettingName, value, maintenanceEvent{ID: maintenanceSettingName, maintenanceSetting: set},
+			func(stored json.RawMessage) json.RawMessage { return eventData(maintenanceEventFrom(stored)) })
 	})
 	if err != nil {
 		return err

@@ -80,13 +80,9 @@ func (s *Server) handleCreateProjectAPIToken(w http.ResponseWriter, r *http.Requ
 		if err != nil {
 			return nil, err
 		}
-		t.CreatedByUserID = creatorOf(principalFrom(ctx))
-		created, err := tx.CreateAPIToken(ctx, t)
-		if err != nil {
-			return nil, err
-		}
-		out = tokenJSON(created, secret)
-		return []store.Event{tokenEvent("api-token-created", &created, nil)}, nil
+		var events []store.Event
+		out, events, err = s.createToken(ctx, tx, t, secret)
+		return events, err
 	})
 	if err != nil {
 		return err
