@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/signalbox/signalbox/internal/clientip"
+	"github.com/signalbox/signalbox/internal/envparse"
 )
 
 // EnvVar documents one environment variable that ConfigFromEnv reads.
@@ -38,7 +39,7 @@ var envVars = []EnvVar{
 	{"SERVICE_INSTANCE_ID", "serviceInstanceId", "generated", "Instance id used upstream.", func(c *Config, v string) error { c.ServiceInstanceID = v; return nil }},
 	{"SERVICE_FETCH_INTERVAL", "refreshInterval", "5000", "Milliseconds between upstream polls.", msSetter(func(c *Config) *time.Duration { return &c.RefreshInterval })},
 	{"SERVICE_STREAMING", "", "unset", "true follows the upstream by streaming, false only polls; unset polls until the upstream suggests streaming.", func(c *Config, v string) error {
-		b, err := parseBool(v)
+		b, err := envparse.Bool(v)
 		c.ServiceStreaming = &b
 		return err
 	}},
@@ -70,7 +71,7 @@ var envVars = []EnvVar{
 	{"CORS_ORIGIN", "cors.origin", "*", "Allowed origin or comma-separated origins.", func(c *Config, v string) error { c.CORS.Origin = splitList(v); return nil }},
 	{"CORS_PREFLIGHT_CONTINUE", "cors.preflightContinue", "false", "Hand preflights on to the routes.", boolSetter(func(c *Config) *bool { return &c.CORS.PreflightContinue })},
 	{"HTTP_OPTIONS_REJECT_UNAUTHORIZED", "httpOptions.rejectUnauthorized", "true", "false accepts invalid upstream TLS certificates.", func(c *Config, v string) error {
-		b, err := parseBool(v)
+		b, err := envparse.Bool(v)
 		c.HTTPOptions.RejectUnauthorized = &b
 		return err
 	}},
@@ -120,19 +121,9 @@ func splitList(v string) []string {
 	return out
 }
 
-func parseBool(v string) (bool, error) {
-	switch strings.ToLower(v) {
-	case "true", "1", "yes", "on":
-		return true, nil
-	case "false", "0", "no", "off":
-		return false, nil
-	}
-	return false, fmt.Errorf("%q is not true or false", v)
-}
-
 func boolSetter(field func(*Config) *bool) func(*Config, string) error {
 	return func(c *Config, v string) error {
-		b, err := parseBool(v)
+		b, err := envparse.Bool(v)
 		*field(c) = b
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/signalbox/signalbox/internal/clientip"
+	"github.com/signalbox/signalbox/internal/envparse"
 	"github.com/signalbox/signalbox/server"
 )
 
@@ -184,20 +185,9 @@ func printServerEnv(w io.Writer) {
 	_ = tw.Flush()
 }
 
-// parseBool accepts the spellings the proxy accepts for its switches.
-func parseBool(v string) (bool, error) {
-	switch strings.ToLower(v) {
-	case "true", "1", "yes", "on":
-		return true, nil
-	case "false", "0", "no", "off":
-		return false, nil
-	}
-	return false, fmt.Errorf("%q is not true or false (also accepted: 1/0, yes/no, on/off)", v)
-}
-
 func boolSetter(field func(*serverConfig) *bool) func(*serverConfig, string) error {
 	return func(c *serverConfig, v string) error {
-		b, err := parseBool(v)
+		b, err := envparse.Bool(v)
 		*field(c) = b
 		return err
 	}
