@@ -27,15 +27,26 @@ const unleash = new Unleash({
 unleash.on('error', (e) => fail(String(e && e.message ? e.message : e)));
 unleash.on('warn', () => {});
 
+// Registration and the first metrics report are separate requests that may
+// finish in either order: the script ends once both happened.
 let registered = false;
-unleash.on('registered', () => { registered = true; });
+let sent = false;
+let results = null;
+function finish() {
+  if (!registered || !sent || results === null) return;
+  clearTimeout(timeout);
+  unleash.destroy();
+  // Exit only once the (large) output is flushed to the pipe.
+  process.stdout.write(JSON.stringify({ registered, results }), () => process.exit(0));
+}
+unleash.on('registered', () => { registered = true; finish(); });
 
 unleash.on('synchronized', () => {
-  const results = [];
+  const out = [];
   for (const ctx of cases.contexts) {
     for (const flag of cases.flags) {
       const variant = unleash.getVariant(flag, ctx);
-      results.push({
+      out.push({
         flag,
         context: ctx,
         enabled: unleash.isEnabled(flag, ctx),
@@ -43,10 +54,6 @@ unleash.on('synchronized', () => {
       });
     }
   }
-  unleash.once('sent', () => {
-    clearTimeout(timeout);
-    unleash.destroy();
-    // Exit only once the (large) output is flushed to the pipe.
-    process.stdout.write(JSON.stringify({ registered, results }), () => process.exit(0));
-  });
+  results = out;
+  unleash.once('sent', () => { sent = true; finish(); });
 });
