@@ -73,8 +73,12 @@ go tool staticcheck ./...
 say "client specification"
 go test -count=1 -run '^TestClientSpecification$' -v ./engine | grep -E '^(spec|--- FAIL|FAIL|ok)'
 
+# A package's tests may take longer than go test's default ten minutes on a
+# slow or busy machine (the server's under the race detector above all).
+TIMEOUT=${TEST_TIMEOUT:-30m}
+
 say "tests"
-go test -count=1 ./...
+go test -count=1 -timeout "$TIMEOUT" ./...
 
 # Benchmarks are not timed here: each runs once so that one which no longer
 # works (a fixture that a new rule refuses, say) fails the build instead of
@@ -86,7 +90,7 @@ go test -count=1 -run '^$' -bench . -benchtime 1x ./... >/tmp/signalbox-bench.lo
 }
 
 say "race detector on the concurrent packages"
-go test -count=1 -race $(go list ./engine/... ./proxy/... ./store/... ./server/... ./internal/... 2>/dev/null)
+go test -count=1 -race -timeout "$TIMEOUT" $(go list ./engine/... ./proxy/... ./store/... ./server/... ./internal/... 2>/dev/null)
 
 say "fuzz targets ($FUZZTIME each)"
 for pkg in $(go list ./...); do
