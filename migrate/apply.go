@@ -80,8 +80,9 @@ type applier struct {
 	// flags that were refused (name clash); their dependencies are not
 	// written either.
 	refused map[string]bool
-	// userIDs maps a source user id to the id in the target.
-	userIDs map[int]int
+	// userIDs and groupIDs map source ids to the ids in the target.
+	userIDs  map[int]int
+	groupIDs map[int]int
 	// tx is the one transaction of a dry run.
 	tx store.Tx
 }
@@ -97,6 +98,7 @@ func apply(ctx context.Context, st store.Store, src *Source, merge, dry bool, lo
 		segmentIDs: map[int]int{},
 		refused:    map[string]bool{},
 		userIDs:    map[int]int{},
+		groupIDs:   map[int]int{},
 	}
 	if err := a.checkTarget(ctx); err != nil {
 		return nil, err
@@ -228,7 +230,8 @@ func same(a, b any) bool {
 func (a *applier) all(ctx context.Context) error {
 	steps := []func(context.Context) error{
 		a.recordSource, a.environments, a.projects, a.featureTypes, a.tagTypes, a.contextFields,
-		a.strategyDefinitions, a.segments, a.flags, a.dependencies, a.tokens, a.users, a.grants,
+		a.strategyDefinitions, a.segments, a.flags, a.dependencies, a.tokens, a.users, a.groups, a.grants,
+		a.changeRequestSettings,
 	}
 	for _, s := range steps {
 		if err := s(ctx); err != nil {
@@ -950,7 +953,114 @@ func normalTemplate(t *store.StrategyTemplate) *store.StrategyTemplate {
 // projectRoles maps Unleash's project role names to the seeded roles.
 var projectRoles = map[string]int{"Owner": store.RoleOwner, "Member": store.RoleMember}
 
-// grants gives users the project roles they hold in the source.
+// groups carries groups by name with their root role and members; members
+// the target has beyond the source's are kept.
+func (a *applier) groups(ctx context.Context) error {
+	for _, g := range a.src.Groups {
+		err := a.step(ctx, "group", g.Name, func(tx store.Tx) (string, []store.Event, error) {
+			want := g.Group
+			if g.RootRoleName != "" {
+				role, ok := rootRoles[g.RootRoleName]
+				if !ok {
+					return a.refuse("group", g.Name, "its root role %q does not exist here; create the group with an equivalent role", g.RootRoleName)
+				}
+				want.RootRole = role
+			}
+			summary := map[string]any{"name": want.Name, "description": want.Description, "mappingsSSO": want.MappingsSSO, "rootRole": want.RootRole}
+			outcome, events := unchanged, []store.Event(nil)
+			cur, found, err := groupByName(ctx, tx, want.Name)
+			switch {
+			case err != nil:
+				return "", nil, err
+			case !found:
+				want.CreatedBy = actor
+				if cur, err = tx.CreateGroup(ctx, want); err != nil {
+					return "", nil, err
+				}
+				outcome, events = created, []store.Event{a.event("group-created", "", "", "", summary)}
+			case cur.Description != want.Description || cur.RootRole != want.RootRole || !same(orEmpty(cur.MappingsSSO), want.MappingsSSO):
+				want.ID = cur.ID
+				if cur, err = tx.UpdateGroup(ctx, want); err != nil {
+					return "", nil, err
+				}
+				outcome, events = updated, []store.Event{a.event("group-updated", "", "", "", summary)}
+			}
+			a.groupIDs[g.SourceID] = cur.ID
+			members, err := tx.ListGroupMembers(ctx, cur.ID)
+			if err != nil {
+				return "", nil, err
+			}
+			have := map[int]bool{}
+			for _, m := range members {
+				have[m.UserID] = true
+			}
+			for _, src := range g.Members {
+				user, ok := a.userIDs[src]
+				if !ok || have[user] {
+					continue
+				}
+				if err := tx.AddGroupMember(ctx, store.GroupMember{GroupID: cur.ID, UserID: user, CreatedBy: actor}); err != nil {
+					return "", nil, err
+				}
+				have[user] = true
+				events = append(events, a.event("group-user-added", "", "", "", map[string]any{"groupId": cur.ID, "userId": user}))
+				if outcome == unchanged {
+					outcome = updated
+				}
+			}
+			return outcome, events, nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func groupByName(ctx context.Context, tx store.Tx, name string) (store.Group, bool, error) {
+	all, err := tx.ListGroups(ctx)
+	if err != nil {
+		return store.Group{}, false, err
+	}
+	for _, g := range all {
+		if g.Name == name {
+			return g, true, nil
+		}
+	}
+	return store.Group{}, false, nil
+}
+
+// changeRequestSettings turns change requests on where the source has them
+// on. A stricter setting already in the target is kept.
+func (a *applier) changeRequestSettings(ctx context.Context) error {
+	for _, c := range a.src.ChangeRequests {
+		name := c.Project + "/" + c.Environment
+		err := a.step(ctx, "change-request setting", name, func(tx store.Tx) (string, []store.Event, error) {
+			cur, err := tx.GetChangeRequestConfig(ctx, c.Project, c.Environment)
+			if err != nil {
+				return "", nil, err
+			}
+			if cur.Enabled && cur.RequiredApprovals >= c.RequiredApprovals {
+				return unchanged, nil, nil
+			}
+			if _, err := tx.SetChangeRequestConfig(ctx, c); err != nil {
+				if apierr.Is(err, apierr.NotFound) {
+					return a.refuse("change-request setting", name, "environment %s is not enabled for project %s here", c.Environment, c.Project)
+				}
+				return "", nil, err
+			}
+			data := map[string]any{"changeRequestsEnabled": true, "requiredApprovals": c.RequiredApprovals}
+			ev := a.event("change-request-configuration-updated", c.Project, "", c.Environment, data)
+			return updated, []store.Event{ev}, nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// grants gives users and groups the project roles they hold in the source.
 func (a *applier) grants(ctx context.Context) error {
 	for _, g := range a.src.Grants {
 		name := fmt.Sprintf("%s in %s", g.RoleName, g.Project)
@@ -959,24 +1069,34 @@ func (a *applier) grants(ctx context.Context) error {
 			if !ok {
 				return a.refuse("project role", name, "custom project roles are not carried; grant an equivalent role in Signalbox")
 			}
-			user, ok := a.userIDs[g.UserID]
-			if !ok {
-				return a.refuse("project role", name, "user %d of the source was not carried", g.UserID)
+			grant := store.ProjectAccess{Project: g.Project, RoleID: role, CreatedBy: actor}
+			typ, data := "project-user-added", map[string]any{"roleId": role}
+			if g.GroupID != 0 {
+				group, ok := a.groupIDs[g.GroupID]
+				if !ok {
+					return a.refuse("project role", name, "group %d of the source was not carried", g.GroupID)
+				}
+				grant.GroupID, typ, data["groupId"] = group, "project-group-added", group
+			} else {
+				user, ok := a.userIDs[g.UserID]
+				if !ok {
+					return a.refuse("project role", name, "user %d of the source was not carried", g.UserID)
+				}
+				grant.UserID, data["userId"] = user, user
 			}
-			have, err := tx.ListProjectAccess(ctx, store.AccessFilter{Project: g.Project, UserID: user})
+			have, err := tx.ListProjectAccess(ctx, store.AccessFilter{Project: g.Project, UserID: grant.UserID, GroupID: grant.GroupID})
 			if err != nil {
 				return "", nil, err
 			}
 			for _, h := range have {
-				if h.RoleID == role {
+				if h.RoleID == role && h.UserID == grant.UserID && h.GroupID == grant.GroupID {
 					return unchanged, nil, nil
 				}
 			}
-			grant := store.ProjectAccess{Project: g.Project, UserID: user, RoleID: role, CreatedBy: actor}
 			if err := tx.GrantProjectRole(ctx, grant); err != nil {
 				return "", nil, err
 			}
-			return created, []store.Event{a.event("project-user-added", g.Project, "", "", map[string]any{"userId": user, "roleId": role})}, nil
+			return created, []store.Event{a.event(typ, g.Project, "", "", data)}, nil
 		})
 		if err != nil {
 			return err

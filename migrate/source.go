@@ -27,8 +27,11 @@ type Source struct {
 	Flags         []sourceFlag
 	Tokens        []sourceToken
 	Users         []sourceUser
-	// Grants are users' project roles, where the source has them.
-	Grants []sourceGrant
+	// Groups, Grants (users' and groups' project roles) and ChangeRequests
+	// (the environments that require them) where the source has them.
+	Groups         []sourceGroup
+	Grants         []sourceGrant
+	ChangeRequests []store.ChangeRequestConfig
 	// Skipped lists what is not carried over, with the reason.
 	Skipped []Note
 }
@@ -64,12 +67,22 @@ type sourceToken struct {
 	store.APIToken
 }
 
-// sourceGrant is a project role held by a user, by the user's source id
-// and the role's name.
+// sourceGrant is a project role held by a user or a group (by its source
+// id; the other id is 0) and the role's name.
 type sourceGrant struct {
 	Project  string
 	UserID   int
+	GroupID  int
 	RoleName string
+}
+
+// sourceGroup is a group with its members by their source ids.
+type sourceGroup struct {
+	SourceID int
+	store.Group
+	// RootRoleName names the root role members get; "" for none.
+	RootRoleName string
+	Members      []int
 }
 
 type sourceUser struct {
@@ -217,6 +230,9 @@ type reader struct {
 	c    *client
 	logf func(string, ...any)
 	src  *Source
+	// rootRoles names the source's root roles by id, as its user admin
+	// lists them.
+	rootRoles map[int]string
 }
 
 func (r *reader) skip(object, format string, args ...any) {
@@ -713,14 +729,12 @@ func (r *reader) users(ctx context.Context) error {
 	for _, ro := range body.RootRoles {
 		roles[ro.ID] = ro.Name
 	}
+	r.rootRoles = roles
 	for _, u := range body.Users {
 		if u.IsAPI {
 			continue
 		}
-		role := roles[u.RootRole]
-		if role == "" {
-			role = map[int]string{1: "Admin", 2: "Editor", 3: "Viewer"}[u.RootRole]
-		}
+		role := r.rootRoleName(u.RootRole)
 		r.src.Users = append(r.src.Users, sourceUser{SourceID: u.ID, RoleName: role, User: store.User{
 			Name: u.Name, Email: u.Email, Username: u.Username, ImageURL: u.ImageURL,
 			AccountType: u.AccountType, CreatedAt: timeOr(u.CreatedAt),
@@ -732,67 +746,126 @@ func (r *reader) users(ctx context.Context) error {
 	return nil
 }
 
-// enterprise notes the parts only Unleash Enterprise has. Groups and
-// change-request settings are listed so that nothing goes unmentioned; they
-// are not carried.
+// enterprise reads what only some Unleash editions have: groups with their
+// members, project roles of users and groups, and change-request settings.
+// An edition without them answers 404, which is noted, not an error.
 func (r *reader) enterprise(ctx context.Context) error {
-	var groups struct {
-		Groups []struct {
-			Name string `json:"name"`
-		} `json:"groups"`
-	}
-	ok, err := r.optional(ctx, "groups", "/api/admin/groups", &groups)
-	if err != nil {
+	if err := r.groups(ctx); err != nil {
 		return err
 	}
-	if ok {
-		for _, g := range groups.Groups {
-			r.skip("group "+g.Name, "groups and their project roles are not carried; recreate them in Signalbox")
+	for _, p := range r.src.Projects {
+		if err := r.projectAccess(ctx, p.ID); err != nil {
+			return err
+		}
+		if err := r.changeRequestSettings(ctx, p.ID); err != nil {
+			return err
 		}
 	}
-	for _, p := range r.src.Projects {
-		var access struct {
-			Roles []wireRole `json:"roles"`
-			Users []struct {
-				ID     int   `json:"id"`
-				RoleID int   `json:"roleId"`
-				Roles  []int `json:"roles"`
+	return nil
+}
+
+func (r *reader) groups(ctx context.Context) error {
+	var body struct {
+		Groups []struct {
+			ID          int      `json:"id"`
+			Name        string   `json:"name"`
+			Description *string  `json:"description"`
+			MappingsSSO []string `json:"mappingsSSO"`
+			RootRole    *int     `json:"rootRole"`
+			Users       []struct {
+				User struct {
+					ID int `json:"id"`
+				} `json:"user"`
 			} `json:"users"`
+		} `json:"groups"`
+	}
+	ok, err := r.optional(ctx, "groups", "/api/admin/groups", &body)
+	if err != nil || !ok {
+		return err
+	}
+	for _, g := range body.Groups {
+		sg := sourceGroup{SourceID: g.ID, Group: store.Group{Name: g.Name, MappingsSSO: orEmpty(g.MappingsSSO)}}
+		if g.Description != nil {
+			sg.Description = *g.Description
 		}
-		ok, err := r.optional(ctx, "project roles of "+p.ID, "/api/admin/projects/"+pathEscape(p.ID)+"/access", &access)
-		if err != nil {
-			return err
-		}
-		if ok {
-			names := map[int]string{}
-			for _, ro := range access.Roles {
-				names[ro.ID] = ro.Name
-			}
-			for _, u := range access.Users {
-				roles := u.Roles
-				if len(roles) == 0 && u.RoleID != 0 {
-					roles = []int{u.RoleID}
-				}
-				for _, id := range roles {
-					r.src.Grants = append(r.src.Grants, sourceGrant{Project: p.ID, UserID: u.ID, RoleName: names[id]})
-				}
+		if g.RootRole != nil && *g.RootRole != 0 {
+			sg.RootRoleName = r.rootRoleName(*g.RootRole)
+			if sg.RootRoleName == "" {
+				sg.RootRoleName = fmt.Sprintf("role %d", *g.RootRole)
 			}
 		}
-		var crs []struct {
-			Environment       string `json:"environment"`
-			ChangeRequestsOn  bool   `json:"changeRequestEnabled"`
-			RequiredApprovals int    `json:"requiredApprovals"`
+		for _, u := range g.Users {
+			sg.Members = append(sg.Members, u.User.ID)
 		}
-		ok, err = r.optional(ctx, "change-request settings of "+p.ID, "/api/admin/projects/"+pathEscape(p.ID)+"/change-requests/config", &crs)
-		if err != nil {
-			return err
+		r.src.Groups = append(r.src.Groups, sg)
+	}
+	return nil
+}
+
+// rootRoleName names a root role of the source by its id: from the list
+// the user admin answered, else Unleash's fixed ids of the built-in roles.
+func (r *reader) rootRoleName(id int) string {
+	if name := r.rootRoles[id]; name != "" {
+		return name
+	}
+	return map[int]string{1: "Admin", 2: "Editor", 3: "Viewer"}[id]
+}
+
+func (r *reader) projectAccess(ctx context.Context, project string) error {
+	var access struct {
+		Roles []wireRole `json:"roles"`
+		Users []struct {
+			ID     int   `json:"id"`
+			RoleID int   `json:"roleId"`
+			Roles  []int `json:"roles"`
+		} `json:"users"`
+		Groups []struct {
+			ID     int   `json:"id"`
+			RoleID int   `json:"roleId"`
+			Roles  []int `json:"roles"`
+		} `json:"groups"`
+	}
+	ok, err := r.optional(ctx, "project roles of "+project, "/api/admin/projects/"+pathEscape(project)+"/access", &access)
+	if err != nil || !ok {
+		return err
+	}
+	names := map[int]string{}
+	for _, ro := range access.Roles {
+		names[ro.ID] = ro.Name
+	}
+	held := func(roleID int, roles []int) []int {
+		if len(roles) == 0 && roleID != 0 {
+			return []int{roleID}
 		}
-		if ok {
-			for _, c := range crs {
-				if c.ChangeRequestsOn {
-					r.skip("change-request setting "+p.ID+"/"+c.Environment, "change-request settings are not carried; set them again in Signalbox")
-				}
-			}
+		return roles
+	}
+	for _, u := range access.Users {
+		for _, id := range held(u.RoleID, u.Roles) {
+			r.src.Grants = append(r.src.Grants, sourceGrant{Project: project, UserID: u.ID, RoleName: names[id]})
+		}
+	}
+	for _, g := range access.Groups {
+		for _, id := range held(g.RoleID, g.Roles) {
+			r.src.Grants = append(r.src.Grants, sourceGrant{Project: project, GroupID: g.ID, RoleName: names[id]})
+		}
+	}
+	return nil
+}
+
+func (r *reader) changeRequestSettings(ctx context.Context, project string) error {
+	var crs []struct {
+		Environment       string `json:"environment"`
+		ChangeRequestsOn  bool   `json:"changeRequestEnabled"`
+		RequiredApprovals int    `json:"requiredApprovals"`
+	}
+	ok, err := r.optional(ctx, "change-request settings of "+project, "/api/admin/projects/"+pathEscape(project)+"/change-requests/config", &crs)
+	if err != nil || !ok {
+		return err
+	}
+	for _, c := range crs {
+		if c.ChangeRequestsOn {
+			r.src.ChangeRequests = append(r.src.ChangeRequests, store.ChangeRequestConfig{
+				Project: project, Environment: c.Environment, Enabled: true, RequiredApprovals: max(c.RequiredApprovals, 1)})
 		}
 	}
 	return nil
