@@ -111,6 +111,45 @@ func potentiallyStale(f store.Feature, lifetimes map[string]*int, now time.Time)
 	return now.Sub(f.CreatedAt) > time.Duration(*days)*24*time.Hour
 }
 
+// flagHealth counts a project's active flags and the unhealthy ones among
+// them (stale, or past their type's lifetime).
+type flagHealth struct{ active, unhealthy int }
+
+func (h flagHealth) rating() int { return healthRating(h.active-h.unhealthy, h.active) }
+
+// projectsHealth counts the health of every project in one pass over
+// active, the active flags of all projects.
+func projectsHealth(ctx context.Context, r store.Reader, active []store.Feature, now time.Time) (map[string]flagHealth, error) {
+	lifetimes, err := typeLifetimes(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]flagHealth{}
+	for _, f := range active {
+		h := out[f.Project]
+		h.active++
+		if f.Stale || potentiallyStale(f, lifetimes, now) {
+			h.unhealthy++
+		}
+		out[f.Project] = h
+	}
+	return out, nil
+}
+
+// typeLifetimes maps each flag type to its expected lifetime in days (nil
+// for types that do not go stale).
+func typeLifetimes(ctx context.Context, r store.Reader) (map[string]*int, error) {
+	types, err := r.ListFeatureTypes(ctx)
+	if err != nil {
+		return nil, err
+	}
+	lifetimes := map[string]*int{}
+	for _, t := range types {
+		lifetimes[t.ID] = t.LifetimeDays
+	}
+	return lifetimes, nil
+}
+
 // healthRating is the rounded percentage of healthy flags; 100 for none.
 func healthRating(healthy, total int) int {
 	if total == 0 {
@@ -159,13 +198,9 @@ func buildHealthReport(ctx context.Context, r store.Reader, project string, now 
 	if err != nil {
 		return out, err
 	}
-	types, err := r.ListFeatureTypes(ctx)
+	lifetimes, err := typeLifetimes(ctx, r)
 	if err != nil {
 		return out, err
-	}
-	lifetimes := map[string]*int{}
-	for _, t := range types {
-		lifetimes[t.ID] = t.LifetimeDays
 	}
 	var active []store.Feature
 	win := windows{now}

@@ -158,7 +158,24 @@ func healthReportFlow(t *testing.T, ts *testServer) {
 		t.Errorf("empty project: %+v", got)
 	}
 
-	// Errors: the seed's 401, 403 and 404. Reading records nothing.
+	// The project list gives each project the report's health figure.
+	var list struct {
+		Projects []struct {
+			ID           string `json:"id"`
+			Health       int    `json:"health"`
+			FeatureCount int    `json:"featureCount"`
+		} `json:"projects"`
+	}
+	c.do("GET", "/api/admin/projects", testAdminToken, nil, http.StatusOK).Decode(t, &list)
+	health := map[string][2]int{}
+	for _, p := range list.Projects {
+		health[p.ID] = [2]int{p.Health, p.FeatureCount}
+	}
+	if health["health"] != [2]int{50, 4} || health["empty"] != [2]int{100, 0} {
+		t.Errorf("project list health and flag counts: %v", health)
+	}
+
+	// Errors: 401, 403 and 404. Reading records nothing.
 	mark := auditMark(t, ts)
 	mustErrorRecord(t, c.do("GET", "/api/admin/projects/nope/health-report", testAdminToken, nil, 404), 404, "NotFoundError", "")
 	mustErrorRecord(t, c.do("GET", "/api/admin/projects/health/health-report", "", nil, 401), 401, "AuthenticationRequired", "")

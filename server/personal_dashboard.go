@@ -92,13 +92,9 @@ func (s *Server) handlePersonalDashboard(w http.ResponseWriter, r *http.Request)
 		if err != nil {
 			return err
 		}
-		types, err := rd.ListFeatureTypes(ctx)
+		lifetimes, err := typeLifetimes(ctx, rd)
 		if err != nil {
 			return err
-		}
-		lifetimes := map[string]*int{}
-		for _, t := range types {
-			lifetimes[t.ID] = t.LifetimeDays
 		}
 		members, err := projectMemberCounts(ctx, rd)
 		if err != nil {

@@ -47,6 +47,9 @@ type projectJSON struct {
 // users who hold a project role there, themselves or through a group.
 type projectListItem struct {
 	projectJSON
+	// Health is the share of the active flags that are neither stale nor
+	// past their type's lifetime, as the project health report counts it.
+	Health       int  `json:"health"`
 	FeatureCount int  `json:"featureCount"`
 	MemberCount  int  `json:"memberCount"`
 	Favorite     bool `json:"favorite"`
@@ -72,9 +75,9 @@ func (s *Server) handleListProjects(w http.ResponseWriter, r *http.Request) erro
 		if err != nil {
 			return err
 		}
-		counts := map[string]int{}
-		for _, f := range features {
-			counts[f.Project]++
+		health, err := projectsHealth(ctx, rd, features, s.now())
+		if err != nil {
+			return err
 		}
 		members, err := projectMemberCounts(ctx, rd)
 		if err != nil {
@@ -82,7 +85,8 @@ func (s *Server) handleListProjects(w http.ResponseWriter, r *http.Request) erro
 		}
 		items = make([]projectListItem, 0, len(projects))
 		for _, p := range projects {
-			items = append(items, projectListItem{projectJSON: projectResponse(p), FeatureCount: counts[p.ID], MemberCount: members[p.ID]})
+			h := health[p.ID]
+			items = append(items, projectListItem{projectJSON: projectResponse(p), Health: h.rating(), FeatureCount: h.active, MemberCount: members[p.ID]})
 		}
 		return nil
 	})

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -112,14 +113,15 @@ func (s *streamingSDK) await(what string, match func(map[string]any) bool) map[s
 	}
 }
 
-var checkID int
+// checkID numbers checks across every SDK process of the package, whose
+// flows may run in parallel.
+var checkID atomic.Int64
 
 // check waits until the SDK answers flag for ctx as wanted (variant "" is
 // not checked).
 func (s *streamingSDK) check(flag string, ctx obj, enabled bool, variant string) {
 	s.t.Helper()
-	checkID++
-	id := float64(checkID)
+	id := float64(checkID.Add(1))
 	c := obj{"op": "check", "id": id, "flag": flag, "context": ctx, "enabled": enabled}
 	if variant != "" {
 		c["variant"] = variant

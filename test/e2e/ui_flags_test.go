@@ -134,8 +134,15 @@ func strategyFlow(t *testing.T, s *uiSuite) {
 		t.Errorf("client order %v, %v", st[0]["name"], st[1]["name"])
 	}
 
+	// Drag and drop: vips dropped on the second place.
+	f.run("dragging down", dragOnto(`section[data-env=development] .strategy:nth-of-type(1)`, `section[data-env=development] .strategy:nth-of-type(2)`),
+		waitText(`section[data-env=development] .strategy .title`, "2. vips"))
+	if st := clientStrategies(t, s.url, flag); st[0]["name"] != "flexibleRollout" || st[1]["name"] != "userWithId" {
+		t.Errorf("client order after dragging %v, %v", st[0]["name"], st[1]["name"])
+	}
+
 	// Copy to another environment.
-	f.run("copying to production", click(`button[aria-label="Copy vips (1) to production"]`),
+	f.run("copying to production", click(`button[aria-label="Copy vips (2) to production"]`),
 		waitText(`section[data-env=production] .strategy .title`, "1. vips"))
 	var prod struct {
 		Strategies []map[string]any `json:"strategies"`
@@ -518,4 +525,35 @@ func customStrategyFlow(t *testing.T, s *uiSuite) {
 		fmt.Sprint(st[0]["parameters"]) != "map[ids:a,b,c limit:7 share:40 strict:true tier:gold]" {
 		t.Errorf("client strategies %v", st)
 	}
+}
+
+// sdkFlow has the Node SDK poll the server while a person edits a rollout
+// and switches the flag off in the UI: each edit reaches isEnabled.
+func sdkFlow(t *testing.T, s *uiSuite) {
+	const flag = "sdk-rollout"
+	base := "/api/admin/projects/default/features/" + flag + "/environments/development"
+	adminCall(t, s.url, "POST", "/api/admin/projects/default/features", obj{"name": flag})
+	adminCall(t, s.url, "POST", base+"/strategies", obj{"name": "flexibleRollout",
+		"parameters": obj{"rollout": "0", "stickiness": "default", "groupId": flag}})
+	adminCall(t, s.url, "POST", base+"/on", nil)
+
+	sdk := startStreamingSDK(t, s.url, clientToken, "polling")
+	user := obj{"userId": "sdk-user-1"}
+	sdk.check(flag, user, false, "")
+
+	f := s.newFlow(t)
+	f.login("admin", s.password)
+	f.visit("/projects/default/features/"+flag, flag)
+	f.run("rolling out to everyone",
+		click(`section[data-env=development] button[aria-label^="Edit flexibleRollout"]`),
+		typeInto(`dialog input[name=rollout]`, "100"),
+		clickButton("Save strategy"), chromedp.WaitNotPresent(chromedp.CSS("dialog")),
+		waitText(`section[data-env=development] .summary`, "On for 100% of users"))
+	sdk.check(flag, user, true, "")
+
+	f.run("switching off in development",
+		click(`button[aria-label="Toggle `+flag+` in development"]`),
+		waitJS(`document.querySelector('button[aria-label="Toggle `+flag+` in development"]').getAttribute('aria-checked') === 'false'`, "the switch off"))
+	sdk.check(flag, user, false, "")
+	f.screenshot("sdk-rollout")
 }

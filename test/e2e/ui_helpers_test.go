@@ -243,6 +243,34 @@ func waitText(sel, text string) chromedp.Action[chromedp.Void] {
 	return waitJS(js, fmt.Sprintf("%s containing %q", sel, text))
 }
 
+// dragOnto drags the element matching from onto the one matching to with
+// the drag events a browser fires for a mouse drag (dragstart, dragover,
+// drop, dragend), sharing one DataTransfer as a real drag does.
+func dragOnto(from, to string) chromedp.Action[chromedp.Void] {
+	js := fmt.Sprintf(`(() => {
+		const a = document.querySelector(%q), b = document.querySelector(%q);
+		if (!a || !b) return false;
+		const dt = new DataTransfer();
+		const fire = (el, type) => el.dispatchEvent(new DragEvent(type, { bubbles: true, cancelable: true, dataTransfer: dt }));
+		fire(a, 'dragstart');
+		fire(b, 'dragenter');
+		const accepted = !fire(b, 'dragover');
+		if (accepted) fire(b, 'drop');
+		fire(a, 'dragend');
+		return accepted;
+	})()`, from, to)
+	return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		ok, err := chromedp.Evaluate[bool](js)(ctx, t)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return fmt.Errorf("%s does not accept a drop of %s", to, from)
+		}
+		return nil
+	})
+}
+
 // waitJS waits until the expression is true.
 func waitJS(js, what string) chromedp.Action[chromedp.Void] {
 	return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {

@@ -124,6 +124,36 @@ func TestUI(t *testing.T) {
 		}
 	})
 
+	t.Run("projects: health as the API counts it", func(t *testing.T) {
+		t.Parallel()
+		adminCall(t, s.url, "POST", "/api/admin/projects", obj{"id": "ailing", "name": "Ailing"})
+		for _, name := range []string{"ailing-a", "ailing-b", "ailing-c"} {
+			adminCall(t, s.url, "POST", "/api/admin/projects/ailing/features", obj{"name": name})
+		}
+		adminCall(t, s.url, "POST", "/api/admin/projects/ailing/stale", obj{"features": []string{"ailing-a", "ailing-b"}, "stale": true})
+		var list struct {
+			Projects []struct {
+				ID     string `json:"id"`
+				Health int    `json:"health"`
+			} `json:"projects"`
+		}
+		json.Unmarshal(adminCall(t, s.url, "GET", "/api/admin/projects", nil), &list)
+		want := -1
+		for _, p := range list.Projects {
+			if p.ID == "ailing" {
+				want = p.Health
+			}
+		}
+		if want != 33 {
+			t.Fatalf("the API gives health %d for one healthy flag of three, want 33", want)
+		}
+		f := s.newFlow(t)
+		f.login("admin", s.password)
+		f.visit("/projects", "Projects")
+		f.run("the health column", waitText(`tr[data-project="ailing"] td.health[data-health="poor"]`, "33 %"))
+		f.screenshot("projects-health")
+	})
+
 	t.Run("flags: create, toggle in two environments", func(t *testing.T) {
 		t.Parallel()
 		toggleFlow(t, s, prodToken)
@@ -132,6 +162,11 @@ func TestUI(t *testing.T) {
 	t.Run("strategies: add and edit a flexibleRollout, payload check, reorder", func(t *testing.T) {
 		t.Parallel()
 		strategyFlow(t, s)
+	})
+
+	t.Run("the Node SDK sees a rollout edited in the UI", func(t *testing.T) {
+		t.Parallel()
+		sdkFlow(t, s)
 	})
 
 	t.Run("archive and revive", func(t *testing.T) {

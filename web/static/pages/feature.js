@@ -112,12 +112,49 @@ export async function render(main, [projectId, name]) {
         return false;
       }
     };
-    const move = (i, by) => act('Strategies reordered', () => {
-      const order = list.map((s) => s.id);
-      const [id] = order.splice(i, 1);
-      order.splice(i + by, 0, id);
-      return api('POST', `${base}/strategies/set-sort-order`, order.map((sid, n) => ({ id: sid, sortOrder: n })));
-    });
+    // moveTo puts the strategy at index from at index to, through the same
+    // call for the arrow buttons and for drag and drop.
+    const moveTo = (from, to) => {
+      if (from === to || to < 0 || to >= list.length) return undefined;
+      return act('Strategies reordered', () => {
+        const order = list.map((s) => s.id);
+        const [id] = order.splice(from, 1);
+        order.splice(to, 0, id);
+        return api('POST', `${base}/strategies/set-sort-order`, order.map((sid, n) => ({ id: sid, sortOrder: n })));
+      });
+    };
+    const move = (i, by) => moveTo(i, i + by);
+    // Drag and drop: the index being dragged lives here, not only in the
+    // drag data, which pages may not read until the drop.
+    let dragging = -1;
+    const canDrag = can('UPDATE_FEATURE_STRATEGY') && list.length > 1;
+    const dragProps = (i) => !canDrag ? {} : {
+      draggable: 'true',
+      ondragstart: (e) => {
+        dragging = i;
+        e.dataTransfer.effectAllowed = 'move';
+        e.dataTransfer.setData('text/plain', String(i));
+        e.currentTarget.classList.add('dragging');
+      },
+      ondragend: (e) => {
+        dragging = -1;
+        e.currentTarget.classList.remove('dragging');
+      },
+      ondragover: (e) => {
+        if (dragging < 0 || dragging === i) return;
+        e.preventDefault();
+        e.dataTransfer.dropEffect = 'move';
+        e.currentTarget.classList.add('drop-target');
+      },
+      ondragleave: (e) => e.currentTarget.classList.remove('drop-target'),
+      ondrop: (e) => {
+        e.preventDefault();
+        e.currentTarget.classList.remove('drop-target');
+        const from = dragging;
+        dragging = -1;
+        if (from >= 0) moveTo(from, i);
+      },
+    };
     const edit = async (st) => {
       setAlert(alert, '');
       if (await editStrategy({ project: projectId, feature: f.name, environment: env.name, st })) {
@@ -134,7 +171,8 @@ export async function render(main, [projectId, name]) {
         h('span', { class: 'spacer' }),
         can('CREATE_FEATURE_STRATEGY') && h('button', { type: 'button', onclick: () => edit(null), 'aria-label': `Add strategy in ${env.name}` }, 'Add strategy')),
       h('div', { class: 'body' },
-        list.length ? list.map((st, i) => h('div', { class: `strategy${st.disabled ? ' disabled' : ''}`, 'data-strategy': st.id },
+        list.length ? list.map((st, i) => h('div', { class: `strategy${st.disabled ? ' disabled' : ''}`, 'data-strategy': st.id, ...dragProps(i) },
+          canDrag ? h('span', { class: 'drag-handle', 'aria-hidden': 'true', title: 'Drag to reorder' }, '⠿') : null,
           h('div', { class: 'main' },
             h('div', { class: 'title' }, `${i + 1}. ${st.title || st.name}`, st.title ? h('span', { class: 'muted' }, ` (${st.name})`) : null,
               st.disabled ? h('span', { class: 'badge off' }, 'Disabled') : null),

@@ -1,4 +1,4 @@
-// Projects: list with flag counts, create, edit, delete.
+// Projects: list with flag counts and health, create, edit, delete.
 import { h, mount, field, alertBox, setAlert, showError, modal, confirm, status } from '../dom.js';
 import { api, enc } from '../api.js';
 import { can, navigate } from '../app.js';
@@ -17,12 +17,14 @@ export async function render(main) {
       h('caption', { class: 'sr-only' }, 'Projects'),
       h('thead', null, h('tr', null,
         h('th', { scope: 'col' }, 'Name'), h('th', { scope: 'col' }, 'ID'), h('th', { scope: 'col', class: 'num' }, 'Flags'),
+        h('th', { scope: 'col', class: 'num' }, h('abbr', { title: 'Share of active flags that are neither stale nor past their expected lifetime' }, 'Health')),
         h('th', { scope: 'col', class: 'num' }, 'Members'), h('th', { scope: 'col' }, 'Description'),
         h('th', { scope: 'col' }, h('span', { class: 'sr-only' }, 'Actions')))),
       h('tbody', null, projects.map((p) => h('tr', { 'data-project': p.id },
         h('td', null, h('a', { href: `/projects/${enc(p.id)}` }, p.name)),
         h('td', null, h('code', null, p.id)),
         h('td', { class: 'num' }, String(p.featureCount ?? 0)),
+        h('td', { class: 'num health', 'data-health': healthBand(p.health) }, `${p.health ?? 100} %`),
         h('td', { class: 'num' }, String(p.memberCount ?? 0)),
         h('td', null, p.description || ''),
         h('td', { class: 'row-actions' },
@@ -58,6 +60,13 @@ export async function render(main) {
       } }, 'New project')),
     alert, body);
   await load();
+}
+
+// healthBand names how healthy a project is, for styling: Unleash's UI
+// marks under 50 % as poor and under 75 % as fair.
+function healthBand(health) {
+  const v = health ?? 100;
+  return v < 50 ? 'poor' : v < 75 ? 'fair' : 'good';
 }
 
 // projectForm creates a project (p null) or edits p; it resolves with the
