@@ -412,7 +412,7 @@ func oaTagFor(path string) string {
 
 var oaAreaTags = map[string]string{
 	"auth": "Auth", "logout": "Auth", "health": "Operational", "ready": "Operational",
-	"internal-backstage": "Operational", "docs": "Documentation",
+	"internal-backstage": "Operational", "docs": "Documentation", "edge": "Edge",
 	"projects": "Projects", "features": "Features", "archive": "Archive", "features-batch": "Import and export",
 	"strategies": "Strategies", "segments": "Segments", "environments": "Environments", "context": "Context",
 	"tags": "Tags", "tag-types": "Tags", "user": "Users", "user-admin": "Users", "users": "Users",
@@ -476,6 +476,7 @@ var oaKnownTags = []oaTag{
 	{"Metrics", "Flag usage reported by SDKs, and the applications that report it."},
 	{"Import and export", "Moving flags between instances."},
 	{"Documentation", "This document and its interactive viewer."},
+	{"Edge", "What Edge-style nodes ask of their upstream before serving SDKs."},
 }
 
 // oaErrorNames names the shared error responses by status.

@@ -34,7 +34,6 @@ var refExempt = map[string]string{
 // refMissing lists Unleash operations not built yet. Unlike refExempt
 // these are meant to be built; the contract test reports them.
 var refMissing = []string{
-	"getValidTokens",                         // POST /edge/validate
 	"edgeCreateOrReturnTokens",               // POST /edge/issue-token
 	"validateToken",                          // GET /auth/reset/validate
 	"sendResetPasswordEmail",                 // POST /auth/reset/password-email
@@ -69,7 +68,7 @@ var refMissing = []string{
 // operations are routed, the full package run when fewer routed
 // operations had a success answer checked against Unleash's schema.
 const (
-	refRoutedFloor    = 181
+	refRoutedFloor    = 182
 	refValidatedFloor = 155
 )
 

@@ -455,6 +455,12 @@ var oaOps = map[string]oaOp{
 	}},
 	"GET /api/admin/search/features": {ID: "searchFeatures", Summary: "Search flags", Tag: "Search", Resp: oaSearchFeatures(), Query: oaSearchFeaturesQuery(),
 		Description: "Flags filtered, sorted and paged as Unleash's flag table asks for them: active flags unless `archived=IS:true` (or `lifecycle=IS:archived`). Each filter parameter takes an operator and values; every filter given must match. The lifecycle stage is the last one reached: `archived` in the archive, `completed` once marked so (`.../lifecycle/complete`), `live` once an SDK reported the flag from a production environment, `pre-live` once one reported it from another, else `initial`. `total` counts all matches; the cost of a page does not grow with the number of database rows per flag."},
+	"POST /edge/validate": {ID: "getValidTokens", Summary: "Check which tokens are valid", Tag: "Edge",
+		Body: oaObject(oaProps{"tokens": oaStrings().d("Token strings, at most 1,000.")}).req("tokens"),
+		Resp: oaObject(oaProps{"tokens": oaArray(oaObject(oaProps{
+			"token": oaString(), "type": oaEnum("client", "frontend"), "projects": oaStrings().d("`[\"*\"]` for every project."), "environment": oaString(),
+		}).req("token", "type", "projects", "environment").closed())}).req("tokens").closed(),
+		Description: "For each valid client or frontend token in the list: its type, projects and environment, so that an Edge-style node (`signalbox edge`, Unleash Edge) can serve SDKs with it. Unknown, expired, admin and personal tokens are left out. No credentials needed: the answer tells nothing to someone who does not hold the token."},
 	"POST /api/admin/constraints/validate": {ID: "validateConstraint", Summary: "Validate a constraint", Tag: "Features", Body: oaRef("Constraint"), Status: http.StatusNoContent,
 		Description: "204 when a flag strategy would accept the constraint: a known operator, values that parse as that operator needs (numbers, dates, semantic versions, a regular expression), and, when the context field has legal values, only those. Context fields that are not defined accept any value, as on strategies. 400 with the reason otherwise."},
 	"GET /api/admin/maintenance": {ID: "getMaintenance", Summary: "Is maintenance mode on?", Tag: "Maintenance", Resp: oaObject(oaProps{"enabled": oaBool()}).req("enabled").closed(),
