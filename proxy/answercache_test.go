@@ -107,7 +107,7 @@ func TestAnswerCacheFollowsTheClock(t *testing.T) {
 		{Name: "launch", Enabled: true, Strategies: on(date("DATE_AFTER", 0, false))},
 		{Name: "sale", Enabled: true, Strategies: on(date("DATE_AFTER", time.Hour, false), date("DATE_BEFORE", 2*time.Hour, false))},
 		{Name: "sunset", Enabled: true, Strategies: on(date("DATE_AFTER", 3*time.Hour, true))},
-		{Name: "after-sale", Enabled: true, Dependencies: []clientapi.Dependency{{Feature: "sale", Enabled: boolPtr(false)}}, Strategies: on()},
+		{Name: "after-sale", Enabled: true, Dependencies: []clientapi.Dependency{{Feature: "sale", Enabled: new(false)}}, Strategies: on()},
 		{Name: "always", Enabled: true, Strategies: on()},
 	}}
 	boundaries := []time.Duration{0, time.Hour, 2 * time.Hour, 3 * time.Hour}
@@ -228,7 +228,8 @@ func TestAnswerCacheBounds(t *testing.T) {
 	}
 }
 
-func boolPtr(b bool) *bool { return &b }
+//go:fix inline
+func boolPtr(b bool) *bool { return new(b) }
 
 // TestAnswerCacheConcurrent serves many goroutines at once while the
 // clock crosses a date boundary (run it with -race): every answer is one
@@ -261,9 +262,7 @@ func TestAnswerCacheConcurrent(t *testing.T) {
 	var wg sync.WaitGroup
 	errs := make(chan string, 64)
 	for g := range 8 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			for i := range 300 {
 				if g == 0 && i == 150 {
 					clock.Store(boundary.Add(time.Second).UnixNano())
@@ -277,7 +276,7 @@ func TestAnswerCacheConcurrent(t *testing.T) {
 					}
 				}
 			}
-		}()
+		})
 	}
 	wg.Wait()
 	close(errs)

@@ -145,7 +145,7 @@ func BenchmarkPostProxyToggles(b *testing.B) {
 			p := benchProxy(b, n)
 			names := p.state.Load().snap.Names()
 			list := make([]string, 0, 20)
-			for i := 0; i < 20; i++ {
+			for i := range 20 {
 				list = append(list, names[(i*7919)%len(names)])
 			}
 			lb, _ := json.Marshal(list)

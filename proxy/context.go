@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"maps"
 	"math/rand/v2"
 	"net/http"
 	"net/url"
@@ -102,9 +103,7 @@ func (b *contextBuilder) context() engine.Context {
 		if b.ctx.Properties == nil {
 			b.ctx.Properties = b.explicit
 		} else {
-			for k, v := range b.explicit {
-				b.ctx.Properties[k] = v
-			}
+			maps.Copy(b.ctx.Properties, b.explicit)
 		}
 	}
 	return b.ctx

@@ -41,7 +41,12 @@ func invalid(path, keyword, msg string) *requestError {
 // decodeBody decodes a JSON body into dst. An empty body is not an error:
 // it reports empty=true and leaves dst alone.
 func (p *Proxy) decodeBody(w http.ResponseWriter, r *http.Request, dst any) (empty bool, _ *requestError) {
-	err := httpx.DecodeJSON(w, r, dst, p.cfg.MaxBodyBytes)
+	return decodeJSONBody(w, r, dst, p.cfg.MaxBodyBytes)
+}
+
+// decodeJSONBody is decodeBody with its size limit given.
+func decodeJSONBody(w http.ResponseWriter, r *http.Request, dst any, limit int64) (empty bool, _ *requestError) {
+	err := httpx.DecodeJSON(w, r, dst, limit)
 	if err == nil {
 		return false, nil
 	}

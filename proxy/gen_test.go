@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strconv"
+	"strings"
 
 	"github.com/signalbox/signalbox/clientapi"
 )
@@ -36,14 +37,14 @@ func genPayload(n int) *clientapi.Features {
 			st = clientapi.Strategy{Name: "flexibleRollout", Parameters: clientapi.Parameters{
 				"rollout": strconv.Itoa([]int{0, 10, 25, 50, 100, 100}[rng.IntN(6)]), "stickiness": "default", "groupId": ft.Name}}
 		case k < 72:
-			users := ""
+			var users strings.Builder
 			for u := range 20 {
 				if u > 0 {
-					users += ","
+					users.WriteString(",")
 				}
-				users += fmt.Sprintf("user-%d", rng.IntN(1000))
+				users.WriteString(fmt.Sprintf("user-%d", rng.IntN(1000)))
 			}
-			st = clientapi.Strategy{Name: "userWithId", Parameters: clientapi.Parameters{"userIds": users}}
+			st = clientapi.Strategy{Name: "userWithId", Parameters: clientapi.Parameters{"userIds": users.String()}}
 		case k < 78:
 			st = clientapi.Strategy{Name: "remoteAddress", Parameters: clientapi.Parameters{"IPs": "10.0.0.0/8,192.168.1.7"}}
 		case k < 86:

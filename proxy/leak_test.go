@@ -46,7 +46,7 @@ func secretsOf(t *testing.T, payload string) []string {
 			addConstraints(s.Constraints)
 			for k, v := range s.Parameters {
 				add(k)
-				for _, part := range strings.Split(v, ",") {
+				for part := range strings.SplitSeq(v, ",") {
 					add(part)
 				}
 			}

@@ -55,6 +55,10 @@ type Proxy struct {
 	// streamTiming replaces the streaming timings in tests; nil means
 	// defaultStreamTiming.
 	streamTiming *streamTiming
+	// installed, when set (before Run), is told of every configuration
+	// installed: an Edge node derives the configurations of narrower
+	// scopes from it.
+	installed func(*clientapi.Features, source)
 }
 
 // source ranks where a configuration came from: a later source replaces an
@@ -219,6 +223,9 @@ func (p *Proxy) install(payload *clientapi.Features, src source) bool {
 			"count", len(w), "first", w[0])
 	}
 	wasReady := p.state.Swap(st) != nil
+	if p.installed != nil {
+		p.installed(payload, src)
+	}
 	p.prom.configTime.SetToCurrentTime()
 	if !wasReady {
 		p.log.Info("proxy is ready", "source", src.String(), "flags", st.snap.Len())

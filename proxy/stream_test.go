@@ -204,7 +204,7 @@ func streamConfig(t testing.TB, u *streamUpstream, streaming *bool) Config {
 func startStreamProxy(t testing.TB, cfg Config, timing *streamTiming) *harness {
 	t.Helper()
 	if timing == nil {
-		timing = ptr(fastTiming)
+		timing = new(fastTiming)
 	}
 	logs := &syncBuffer{}
 	cfg.Logger = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
@@ -235,7 +235,8 @@ func startStreamProxy(t testing.TB, cfg Config, timing *streamTiming) *harness {
 	return &harness{p: p, srv: srv, stop: stop, logs: logs}
 }
 
-func ptr[T any](v T) *T { return &v }
+//go:fix inline
+func ptr[T any](v T) *T { return new(v) }
 
 // streamEnabled lists the flags the proxy answers as on for ctx (a JSON
 // context, "" for none).
@@ -252,7 +253,7 @@ func streamEnabled(t testing.TB, h *harness, ctx string) []string {
 
 func TestStreamFollowsUpstream(t *testing.T) {
 	u := newStreamUpstream(t)
-	cfg := streamConfig(t, u, ptr(true))
+	cfg := streamConfig(t, u, new(true))
 	// Polls could not deliver a change within the test.
 	cfg.RefreshInterval = time.Hour
 	h := startStreamProxy(t, cfg, nil)
@@ -288,7 +289,7 @@ func TestStreamFollowsUpstream(t *testing.T) {
 		{"anonymous outside the segment", "", "", []string{"on", "added"}},
 		{"feature removed", sseMessage(sseUpdated, 5, clientapi.DeltaEvent{Type: clientapi.EventFeatureRemoved, EventID: 5, FeatureName: "on", Project: "default"}),
 			"", []string{"added"}},
-		{"segment removed", sseMessage(sseUpdated, 6, clientapi.DeltaEvent{Type: clientapi.EventSegmentRemoved, EventID: 6, SegmentID: ptr(9)}),
+		{"segment removed", sseMessage(sseUpdated, 6, clientapi.DeltaEvent{Type: clientapi.EventSegmentRemoved, EventID: 6, SegmentID: new(9)}),
 			`{"userId":"alice"}`, []string{"added"}},
 	}
 	for _, step := range steps {
@@ -339,7 +340,7 @@ func TestStreamRefusedFallsBackToPolling(t *testing.T) {
 		t.Run(fmt.Sprint(status), func(t *testing.T) {
 			u := newStreamUpstream(t)
 			u.set(func(u *streamUpstream) { u.streamStatus = status })
-			h := startStreamProxy(t, streamConfig(t, u, ptr(true)), nil)
+			h := startStreamProxy(t, streamConfig(t, u, new(true)), nil)
 			h.waitReady(t)
 			waitFor(t, "polls", func() bool { return u.count("poll") >= 3 })
 			if got := u.requests(); got[0] != "stream" || u.count("stream") != 1 {
@@ -370,7 +371,7 @@ func TestBrokenStreamFallsBackToPolling(t *testing.T) {
 			u.set(tc.setup)
 			timing := fastTiming
 			timing.retryMin = 50 * time.Millisecond
-			h := startStreamProxy(t, streamConfig(t, u, ptr(true)), &timing)
+			h := startStreamProxy(t, streamConfig(t, u, new(true)), &timing)
 			h.waitReady(t)
 			waitFor(t, "a retry after polling", func() bool { return u.count("stream") > fastTiming.maxFails })
 			got := u.requests()
@@ -396,7 +397,7 @@ func TestBrokenStreamFallsBackToPolling(t *testing.T) {
 // back without waiting for the retry.
 func TestFetchModeEvent(t *testing.T) {
 	u := newStreamUpstream(t)
-	h := startStreamProxy(t, streamConfig(t, u, ptr(true)), nil)
+	h := startStreamProxy(t, streamConfig(t, u, new(true)), nil)
 	h.waitReady(t)
 	waitFor(t, "stream open", func() bool { return u.openStreams() == 1 })
 	u.send("event: fetch-mode\ndata: polling\n\n")
@@ -420,7 +421,7 @@ func TestStreamingMode(t *testing.T) {
 	}{
 		{"unset, offered", nil, "streaming", nil, true},
 		{"unset, not offered", nil, "", nil, false},
-		{"false, offered", ptr(false), "streaming", nil, false},
+		{"false, offered", new(false), "streaming", nil, false},
 		{"unset with tags, offered", nil, "streaming", []Tag{{"team", "a"}}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -449,7 +450,7 @@ func TestStreamingMode(t *testing.T) {
 
 func TestStreamingWithTagsIsInvalid(t *testing.T) {
 	cfg := testConfig(t, "http://up.example/api")
-	cfg.ServiceStreaming = ptr(true)
+	cfg.ServiceStreaming = new(true)
 	cfg.Tags = []Tag{{"team", "a"}}
 	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "tags") {
 		t.Errorf("Validate = %v", err)
@@ -462,7 +463,7 @@ func TestStreamingWithTagsIsInvalid(t *testing.T) {
 func TestStreamStartsOverOnBadEvents(t *testing.T) {
 	t.Run("unreadable data", func(t *testing.T) {
 		u := newStreamUpstream(t)
-		h := startStreamProxy(t, streamConfig(t, u, ptr(true)), nil)
+		h := startStreamProxy(t, streamConfig(t, u, new(true)), nil)
 		h.waitReady(t)
 		waitFor(t, "stream open", func() bool { return u.openStreams() == 1 })
 		u.send("event: unleash-updated\nid: 7\ndata: {\"events\": [\n\n")
@@ -483,7 +484,7 @@ func TestStreamStartsOverOnBadEvents(t *testing.T) {
 		// Keep streaming: polling would make the proxy ready.
 		timing := fastTiming
 		timing.maxFails = 1000
-		h := startStreamProxy(t, streamConfig(t, u, ptr(true)), &timing)
+		h := startStreamProxy(t, streamConfig(t, u, new(true)), &timing)
 		waitFor(t, "reconnect", func() bool { return u.count("stream") >= 2 })
 		if h.p.Ready() {
 			t.Error("ready without a hydration")
@@ -496,7 +497,7 @@ func TestStreamStartsOverOnBadEvents(t *testing.T) {
 		u := newStreamUpstream(t)
 		timing := fastTiming
 		timing.readTimeout = 50 * time.Millisecond
-		h := startStreamProxy(t, streamConfig(t, u, ptr(true)), &timing)
+		h := startStreamProxy(t, streamConfig(t, u, new(true)), &timing)
 		h.waitReady(t)
 		waitFor(t, "reconnect", func() bool { return u.count("stream") >= 2 })
 		if id := u.streamRequest(1).Header.Get("Last-Event-ID"); id != "1" {

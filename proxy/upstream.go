@@ -122,8 +122,8 @@ func retryable(err error) bool {
 
 // redactURL drops the query so logs show the endpoint, not the filters.
 func redactURL(s string) string {
-	if i := strings.IndexByte(s, '?'); i >= 0 {
-		return s[:i]
+	if before, _, ok := strings.Cut(s, "?"); ok {
+		return before
 	}
 	return s
 }

@@ -2,6 +2,7 @@
 //
 //	signalbox server   the admin API, client API and frontend API
 //	signalbox proxy    the evaluation proxy for browser and mobile SDKs
+//	signalbox edge     an Edge-mode node serving many tokens
 //	signalbox backup   copy the server's SQLite database, also while it runs
 //	signalbox admin    maintenance on the server's database (reset-password)
 //	signalbox migrate  copy a running Unleash into Signalbox, verify the copy
@@ -28,6 +29,7 @@ var version = ""
 var commands = map[string]func(ctx context.Context, args []string, stdout, stderr io.Writer) error{
 	"server":  runServer,
 	"proxy":   runProxy,
+	"edge":    runEdge,
 	"backup":  runBackup,
 	"admin":   runAdmin,
 	"version": runVersion,
@@ -79,6 +81,7 @@ func usage(w io.Writer) {
 commands:
   server    run the flag server (admin, client and frontend API)
   proxy     run the evaluation proxy in front of a server
+  edge      run an Edge-mode node: many tokens, frontend and backend SDKs
   backup    copy the server's SQLite database (safe while it runs)
   admin     maintenance: "admin reset-password USER" sets a new password
   migrate   copy a running Unleash into Signalbox and verify the result

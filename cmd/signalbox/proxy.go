@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/http"
 	neturl "net/url"
 	"os"
 	"strconv"
@@ -79,7 +80,7 @@ func runProxy(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	// level (warn by default), so this one line is written at info through
 	// a logger of its own.
 	proxy.NewLogger(stderr, cfg.UseJSONLogger, "info").Info("signalbox proxy listening", attrs...)
-	return serveProxy(ctx, p, ln, log)
+	return serveNode(ctx, p.Handler(), p.Run, ln, log)
 }
 
 // loadScripts turns the strategy and enricher files into Go values.
@@ -102,11 +103,11 @@ func loadScripts(cfg *proxy.Config, log *slog.Logger) error {
 	return nil
 }
 
-// serveProxy serves p on ln and runs its sync loops; when ctx ends it stops
-// accepting requests, finishes those in flight, and lets Run flush the
-// metrics it holds.
-func serveProxy(ctx context.Context, p *proxy.Proxy, ln net.Listener, log *slog.Logger) error {
-	srv := newHTTPServer(p.Handler(), log)
+// serveNode serves a proxy or Edge node on ln and runs its sync loops
+// (run); when ctx ends it stops accepting requests, finishes those in
+// flight, and lets run flush the metrics it holds.
+func serveNode(ctx context.Context, handler http.Handler, run func(context.Context) error, ln net.Listener, log *slog.Logger) error {
+	srv := newHTTPServer(handler, log)
 	// Every proxy answer is small and computed from memory.
 	srv.WriteTimeout = 30 * time.Second
 	// Run gets its own context, cancelled only once the server has drained:
@@ -115,7 +116,7 @@ func serveProxy(ctx context.Context, p *proxy.Proxy, ln net.Listener, log *slog.
 	runCtx, stopRun := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopRun()
 	runDone := make(chan error, 1)
-	go func() { runDone <- p.Run(runCtx) }()
+	go func() { runDone <- run(runCtx) }()
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()
 

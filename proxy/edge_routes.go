@@ -1,0 +1,208 @@
+package proxy
+
+import (
+	"encoding/json"
+	"net/http"
+	"sort"
+	"strings"
+)
+
+// edgeRoute is where an SDK path of the node goes: the token type it needs
+// and the path of the scope proxy that answers it.
+type edgeRoute struct {
+	tokenType string
+	target    string // the scope proxy's path
+	post      bool   // POST (else GET)
+}
+
+// edgeRoutes maps the node's SDK paths (lower case, no trailing slash) to
+// the scope proxy's. The frontend API's /api/proxy names are the older
+// spelling Unleash still serves.
+var edgeRoutes = func() map[string][]edgeRoute {
+	m := map[string][]edgeRoute{
+		"/api/client/features": {{tokenClient, routeFeatures, false}},
+		"/api/client/register": {{tokenClient, routeRegister, true}},
+		"/api/client/metrics":  {{tokenClient, routeMetrics, true}},
+	}
+	for _, base := range []string{"/api/frontend", "/api/proxy"} {
+		m[base] = []edgeRoute{{tokenFrontend, routeProxy, false}, {tokenFrontend, routeProxy, true}}
+		m[base+"/all"] = []edgeRoute{{tokenFrontend, routeAll, false}, {tokenFrontend, routeAll, true}}
+		m[base+"/client/metrics"] = []edgeRoute{{tokenFrontend, routeMetrics, true}}
+		m[base+"/client/register"] = []edgeRoute{{tokenFrontend, routeRegister, true}}
+	}
+	return m
+}()
+
+// route dispatches a request to the node.
+func (e *Edge) route(w http.ResponseWriter, r *http.Request) {
+	path := r.URL.Path
+	if hasUpper(path) {
+		path = strings.ToLower(path)
+	}
+	rest, ok := strings.CutPrefix(path, strings.ToLower(e.cfg.BasePath))
+	if !ok || (rest != "" && rest[0] != '/') {
+		notFound(w)
+		return
+	}
+	if len(rest) > 1 && rest[len(rest)-1] == '/' {
+		rest = rest[:len(rest)-1]
+	}
+	get := r.Method == http.MethodGet || r.Method == http.MethodHead
+	post := r.Method == http.MethodPost
+	switch {
+	case rest == "/internal-backstage/health" && get:
+		r.Pattern = "GET /internal-backstage/health"
+		writeJSONValue(w, http.StatusOK, map[string]string{"status": "OK"})
+		return
+	case rest == "/internal-backstage/ready" && get:
+		r.Pattern = "GET /internal-backstage/ready"
+		if e.Ready() {
+			writeJSONValue(w, http.StatusOK, map[string]string{"status": "READY"})
+		} else {
+			writeJSONValue(w, http.StatusServiceUnavailable, map[string]string{"status": "NOT_READY"})
+		}
+		return
+	case rest == "/internal-backstage/tokens" && get:
+		r.Pattern = "GET /internal-backstage/tokens"
+		e.serveTokenList(w)
+		return
+	case rest == "/internal-backstage/features" && get:
+		r.Pattern = "GET /internal-backstage/features"
+		e.serveScopeList(w)
+		return
+	case (rest == "/internal-backstage/metrics" || rest == "/internal-backstage/prometheus") && get:
+		r.Pattern = "GET /internal-backstage/metrics"
+		e.promHandler().ServeHTTP(w, r)
+		return
+	case rest == "/edge/validate" && post:
+		r.Pattern = "POST /edge/validate"
+		e.serveValidate(w, r)
+		return
+	}
+	routes, known := edgeRoutes[rest]
+	var rt *edgeRoute
+	for i := range routes {
+		if routes[i].post == post || (!routes[i].post && get) {
+			rt = &routes[i]
+			break
+		}
+	}
+	if !known || rt == nil {
+		notFound(w)
+		return
+	}
+	r.Pattern = r.Method + " " + rest
+	token := tokenOf(r)
+	if token == "" {
+		unauthorized(w)
+		return
+	}
+	served, status := e.lookup(r.Context(), token)
+	if served == nil {
+		if status == http.StatusTooManyRequests {
+			w.Header().Set("Retry-After", "1")
+		}
+		writeText(w, status, http.StatusText(status))
+		return
+	}
+	if served.info.Type != rt.tokenType {
+		writeText(w, http.StatusForbidden, "This endpoint needs a "+rt.tokenType+" token, not a "+served.info.Type+" token.\n")
+		return
+	}
+	sc := served.scope
+	if sc == nil {
+		// A frontend token whose environment and projects no client token
+		// of this node covers: there is no configuration to answer from.
+		writeText(w, http.StatusForbidden, "No client token of this node covers environment "+served.info.Environment+
+			" and projects "+strings.Join(served.info.Projects, ",")+"; add one to TOKENS.\n")
+		return
+	}
+	if !e.waitReady(r.Context(), sc) {
+		writeText(w, http.StatusServiceUnavailable, notReadyText)
+		return
+	}
+	if rt.target == routeAll && e.cfg.DisableAllEndpoint {
+		allDisabled(w)
+		return
+	}
+	// The scope proxy answers as if its own key had been sent to its own
+	// path: the token was checked above.
+	r2 := *r
+	u := *r.URL
+	u.Path = rt.target
+	u.RawPath = ""
+	r2.URL = &u
+	r2.Header = r.Header.Clone()
+	r2.Header[e.keyHeader] = []string{e.internalKey}
+	sc.p.route(w, &r2)
+}
+
+// serveValidate answers a downstream node's /edge/validate from what this
+// node knows, asking its own upstream about tokens it has not seen.
+func (e *Edge) serveValidate(w http.ResponseWriter, r *http.Request) {
+	var body struct {
+		Tokens []string `json:"tokens"`
+	}
+	if _, rerr := decodeJSONBody(w, r, &body, DefaultMaxBodyBytes); rerr != nil {
+		writeRequestError(w, rerr)
+		return
+	}
+	if len(body.Tokens) > 1000 {
+		writeRequestError(w, invalid(".tokens", "maxItems", "at most 1000 tokens can be validated at once"))
+		return
+	}
+	out := []edgeToken{}
+	for _, t := range body.Tokens {
+		if s, _ := e.lookup(r.Context(), t); s != nil {
+			out = append(out, s.info)
+		}
+	}
+	writeJSONValue(w, http.StatusOK, map[string]any{"tokens": out})
+}
+
+// serveTokenList lists the tokens being served, their secrets shortened.
+func (e *Edge) serveTokenList(w http.ResponseWriter) {
+	type item struct {
+		Token       string   `json:"token"`
+		Type        string   `json:"type"`
+		Projects    []string `json:"projects"`
+		Environment string   `json:"environment"`
+	}
+	out := []item{}
+	for t, s := range *e.view.Load() {
+		out = append(out, item{redactToken(t), s.info.Type, s.info.Projects, s.info.Environment})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Token < out[j].Token })
+	writeJSONValue(w, http.StatusOK, map[string]any{"tokens": out})
+}
+
+// serveScopeList lists each scope with its flag count and readiness.
+func (e *Edge) serveScopeList(w http.ResponseWriter) {
+	type item struct {
+		Environment string   `json:"environment"`
+		Projects    []string `json:"projects"`
+		Ready       bool     `json:"ready"`
+		Flags       int      `json:"flags"`
+	}
+	e.mu.Lock()
+	out := []item{}
+	for _, sc := range e.scopes {
+		it := item{Environment: sc.info.Environment, Projects: sc.info.Projects}
+		if st := sc.p.state.Load(); st != nil {
+			it.Ready, it.Flags = true, st.snap.Len()
+		}
+		out = append(out, it)
+	}
+	e.mu.Unlock()
+	sort.Slice(out, func(i, j int) bool {
+		return out[i].Environment+strings.Join(out[i].Projects, ",") < out[j].Environment+strings.Join(out[j].Projects, ",")
+	})
+	writeJSONValue(w, http.StatusOK, map[string]any{"scopes": out})
+}
+
+func writeJSONValue(w http.ResponseWriter, status int, v any) {
+	b, _ := json.Marshal(v)
+	w.Header()["Content-Type"] = hdrJSON
+	w.WriteHeader(status)
+	_, _ = w.Write(append(b, '\n'))
+}

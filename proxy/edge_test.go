@@ -1,0 +1,162 @@
+package proxy
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/signalbox/signalbox/clientapi"
+)
+
+func TestEdgeConfigValidate(t *testing.T) {
+	tests := []struct {
+		name string
+		cfg  EdgeConfig
+		want string // part of the error; "" for none
+	}{
+		{"upstream", EdgeConfig{UpstreamURL: "http://127.0.0.1:4242"}, ""},
+		{"no upstream", EdgeConfig{}, "UPSTREAM_URL"},
+		{"not a URL", EdgeConfig{UpstreamURL: "ftp://x"}, "UPSTREAM_URL"},
+		{"offline without a file", EdgeConfig{Offline: true, ClientTokens: []string{"*:development.a"}}, "BOOTSTRAP_FILE"},
+		{"offline without tokens", EdgeConfig{Offline: true, BootstrapFile: "f.json"}, "CLIENT_TOKENS"},
+		{"malformed token", EdgeConfig{UpstreamURL: "http://x", Tokens: []string{"no-scope"}}, "project:environment.secret"},
+		{"negative interval", EdgeConfig{UpstreamURL: "http://x", RefreshInterval: -time.Second}, "must not be negative"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.cfg.Validate()
+			if tt.want == "" && err != nil || tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)) {
+				t.Errorf("Validate() = %v, want %q", err, tt.want)
+			}
+		})
+	}
+	if got := (EdgeConfig{UpstreamURL: "http://host:4242/api/"}).withDefaults().UpstreamURL; got != "http://host:4242" {
+		t.Errorf("the /api suffix stays: %q", got)
+	}
+}
+
+func TestCovers(t *testing.T) {
+	tests := []struct {
+		outer, inner []string
+		want         bool
+	}{
+		{[]string{"*"}, []string{"a"}, true},
+		{[]string{"*"}, []string{"*"}, true},
+		{[]string{"a", "b"}, []string{"b"}, true},
+		{[]string{"a"}, []string{"a", "b"}, false},
+		{[]string{"a"}, []string{"*"}, false},
+	}
+	for _, tt := range tests {
+		if got := covers(tt.outer, tt.inner); got != tt.want {
+			t.Errorf("covers(%v, %v) = %v", tt.outer, tt.inner, got)
+		}
+	}
+}
+
+func TestNegativeCacheIsBounded(t *testing.T) {
+	c := newNegativeCache(100, time.Minute)
+	now := time.Now()
+	for i := range 1000 {
+		c.add(fmt.Sprint("t", i), now)
+		if c.len() > 100 {
+			t.Fatalf("%d entries after %d adds", c.len(), i+1)
+		}
+	}
+	c.add("x", now)
+	if !c.has("x", now) || c.has("x", now.Add(2*time.Minute)) {
+		t.Error("an entry is not remembered for its time only")
+	}
+}
+
+// An offline node serves a bootstrap file to the configured tokens, each
+// seeing its project's flags, and follows the file when it changes.
+func TestEdgeOffline(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "bootstrap.json")
+	write := func(webOn bool) {
+		t.Helper()
+		f := clientapi.Features{Version: 2, Features: []clientapi.Feature{
+			{Name: "shop.flag", Project: "shop", Enabled: true, Strategies: []clientapi.Strategy{{Name: "default"}}},
+			{Name: "web.flag", Project: "web", Enabled: webOn, Strategies: []clientapi.Strategy{{Name: "default"}}},
+		}}
+		b, _ := json.Marshal(f)
+		if err := os.WriteFile(file, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(true)
+	const (
+		webFrontend = "web:production.frontend-secret"
+		allClient   = "*:production.client-secret"
+	)
+	e, err := NewEdge(EdgeConfig{Offline: true, BootstrapFile: file, ReloadInterval: 20 * time.Millisecond,
+		FrontendTokens: []string{webFrontend}, ClientTokens: []string{allClient}, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error)
+	go func() { done <- e.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+	srv := httptest.NewServer(e.Handler())
+	t.Cleanup(srv.Close)
+
+	get := func(path, token string) (int, string) {
+		t.Helper()
+		req, _ := http.NewRequest("GET", srv.URL+path, nil)
+		req.Header.Set("Authorization", token)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, err := io.ReadAll(res.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.StatusCode, string(b)
+	}
+	tests := []struct {
+		path, token string
+		status      int
+		has, hasNot string
+	}{
+		{"/api/frontend", webFrontend, 200, `"web.flag"`, `"shop.flag"`},
+		{"/api/proxy", webFrontend, 200, `"web.flag"`, `"shop.flag"`},
+		{"/api/client/features", allClient, 200, `"shop.flag"`, ""},
+		{"/api/client/features", webFrontend, 403, "", ""},
+		{"/api/frontend", allClient, 403, "", ""},
+		{"/api/frontend", "web:production.other", 401, "", ""},
+		{"/internal-backstage/health", "", 200, `"OK"`, ""},
+		{"/internal-backstage/tokens", "", 200, `"web:production.fronte…"`, "frontend-secret"},
+	}
+	for _, tt := range tests {
+		st, body := get(tt.path, tt.token)
+		if st != tt.status || (tt.has != "" && !strings.Contains(body, tt.has)) || (tt.hasNot != "" && strings.Contains(body, tt.hasNot)) {
+			t.Errorf("GET %s with %q: %d %s", tt.path, tt.token, st, body)
+		}
+	}
+
+	// A new file is served once read; a broken one changes nothing.
+	write(false)
+	waitFor(t, "the reloaded file", func() bool {
+		_, body := get("/api/frontend", webFrontend)
+		return !strings.Contains(body, `"web.flag"`)
+	})
+	if err := os.WriteFile(file, []byte("{not json"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(100 * time.Millisecond)
+	if st, body := get("/api/client/features", allClient); st != 200 || !strings.Contains(body, `"shop.flag"`) {
+		t.Errorf("after a broken file: %d %s", st, body)
+	}
+}
