@@ -61,6 +61,8 @@ type Edge struct {
 	validations *prometheus.CounterVec
 	// bootstrapStamp tells whether the offline bootstrap file changed.
 	bootstrapStamp string
+	// savedTokens is the token backup last written (guarded by mu).
+	savedTokens string
 }
 
 // edgeServed is a token being served and its scope.
@@ -138,6 +140,9 @@ func NewEdge(cfg EdgeConfig) (*Edge, error) {
 		if err := e.startOffline(); err != nil {
 			return nil, err
 		}
+	} else if saved := e.loadTokens(); len(saved) > 0 {
+		e.serve(saved)
+		e.log.Info("serving the tokens of the last run until the upstream confirms them", "count", len(saved))
 	}
 	return e, nil
 }
@@ -172,6 +177,9 @@ func (e *Edge) Run(ctx context.Context) error {
 			if err := e.learn(ctx, warm); err != nil {
 				e.log.Warn("cannot validate the configured tokens yet; retrying each refresh", "err", err)
 			}
+		}
+		if len(*e.view.Load()) > 0 {
+			e.revalidate(ctx) // tokens of the last run the upstream dropped meanwhile
 		}
 		t := time.NewTicker(e.cfg.RefreshInterval)
 	loop:
@@ -337,6 +345,7 @@ func (e *Edge) replace(valid []edgeToken, gone []string) {
 		next[t] = &edgeServed{info: info, scope: sc}
 	}
 	e.view.Store(&next)
+	e.saveTokens(tokens)
 }
 
 // coveringLocked finds the scope that serves a frontend token: one of the

@@ -79,7 +79,7 @@ func frontendAnswer(t *testing.T, baseURL, token string, ctx wireContext) (map[s
 // two projects, then a second node chained behind it.
 func TestEdge(t *testing.T) {
 	dir := requireNode(t)
-	server := startServer(t, "")
+	server, serverProc := startServerIn(t, t.TempDir(), "", freePort(t))
 	flags := createFixture(t, server)
 	admin(t, server, "POST", "/api/admin/projects", obj{"id": "web", "name": "Web"})
 	admin(t, server, "POST", "/api/admin/projects/web/features", obj{"name": "web.flag"})
@@ -98,7 +98,8 @@ func TestEdge(t *testing.T) {
 	// that covers them, as in Unleash Edge: one per environment here.
 	clDev := makeToken(t, server, "client", []string{"*"}, "development")
 	clProd := makeToken(t, server, "client", []string{"*"}, "production")
-	edge, _ := startEdge(t, server, map[string]string{"TOKENS": clDev + "," + clProd})
+	backups := t.TempDir()
+	edge, edgeProc := startEdge(t, server, map[string]string{"TOKENS": clDev + "," + clProd, "BACKUP_FOLDER": backups})
 
 	t.Run("frontend answers equal the server's for two environments", func(t *testing.T) {
 		compared := 0
@@ -290,6 +291,26 @@ func TestEdge(t *testing.T) {
 		time.Sleep(2500 * time.Millisecond) // two more upload intervals: nothing may arrive twice
 		if got := serverUsage(t, server, "web.flag") - before; got != 9 {
 			t.Errorf("the server counted %v evaluations of web.flag through the chain, want 9", got)
+		}
+	})
+
+	// Last: it stops the server.
+	t.Run("restarted while the server is down, it serves from its backups", func(t *testing.T) {
+		ctx := wireContext{UserID: "u7", SessionID: "s7"}
+		want, st := frontendAnswer(t, edge, feProd, ctx)
+		if st != http.StatusOK {
+			t.Fatalf("before: %d", st)
+		}
+		edgeProc.stopNow(t)
+		serverProc.kill()
+		restarted, _ := startEdge(t, server, map[string]string{"BACKUP_FOLDER": backups})
+		got, st := frontendAnswer(t, restarted, feProd, ctx)
+		for name := range random {
+			delete(want, name)
+			delete(got, name)
+		}
+		if st != http.StatusOK || !reflect.DeepEqual(want, got) {
+			t.Errorf("after the restart: %d %v, want %v", st, got, want)
 		}
 	})
 }
