@@ -79,6 +79,38 @@ func (e *Edge) route(w http.ResponseWriter, r *http.Request) {
 		e.serveValidate(w, r)
 		return
 	}
+	for _, one := range singleFlagPaths {
+		if name, ok := strings.CutPrefix(rest, one.prefix); ok && name != "" && !strings.Contains(name, "/") {
+			r.Pattern = r.Method + " " + one.prefix + "{name}"
+			if !get {
+				notFound(w)
+				return
+			}
+			// The name as sent: rest is in lower case.
+			orig := strings.TrimSuffix(r.URL.Path, "/")
+			if len(orig) < len(name) || !strings.EqualFold(orig[len(orig)-len(name):], name) {
+				notFound(w)
+				return
+			}
+			name = orig[len(orig)-len(name):]
+			if sc := e.scopeFor(w, r, one.tokenType); sc != nil {
+				st := sc.p.state.Load()
+				if one.tokenType == tokenClient {
+					sc.p.oneFeature(w, r, st, name)
+				} else {
+					sc.p.oneToggle(w, r, st, name)
+				}
+			}
+			return
+		}
+	}
+	if rest == "/api/client/metrics/bulk" && post {
+		r.Pattern = "POST " + rest
+		if sc := e.scopeFor(w, r, tokenClient); sc != nil {
+			e.serveBulk(w, r, sc)
+		}
+		return
+	}
 	routes, known := edgeRoutes[rest]
 	var rt *edgeRoute
 	for i := range routes {
@@ -92,33 +124,8 @@ func (e *Edge) route(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	r.Pattern = r.Method + " " + rest
-	token := tokenOf(r)
-	if token == "" {
-		unauthorized(w)
-		return
-	}
-	served, status := e.lookup(r.Context(), token)
-	if served == nil {
-		if status == http.StatusTooManyRequests {
-			w.Header().Set("Retry-After", "1")
-		}
-		writeText(w, status, http.StatusText(status))
-		return
-	}
-	if served.info.Type != rt.tokenType {
-		writeText(w, http.StatusForbidden, "This endpoint needs a "+rt.tokenType+" token, not a "+served.info.Type+" token.\n")
-		return
-	}
-	sc := served.scope
+	sc := e.scopeFor(w, r, rt.tokenType)
 	if sc == nil {
-		// A frontend token whose environment and projects no client token
-		// of this node covers: there is no configuration to answer from.
-		writeText(w, http.StatusForbidden, "No client token of this node covers environment "+served.info.Environment+
-			" and projects "+strings.Join(served.info.Projects, ",")+"; add one to TOKENS.\n")
-		return
-	}
-	if !e.waitReady(r.Context(), sc) {
-		writeText(w, http.StatusServiceUnavailable, notReadyText)
 		return
 	}
 	if rt.target == routeAll && e.cfg.DisableAllEndpoint {
@@ -135,6 +142,48 @@ func (e *Edge) route(w http.ResponseWriter, r *http.Request) {
 	r2.Header = r.Header.Clone()
 	r2.Header[e.keyHeader] = []string{e.internalKey}
 	sc.p.route(w, &r2)
+}
+
+// singleFlagPaths are the paths that name one flag.
+var singleFlagPaths = []struct{ prefix, tokenType string }{
+	{"/api/client/features/", tokenClient},
+	{"/api/frontend/features/", tokenFrontend},
+	{"/api/proxy/features/", tokenFrontend},
+}
+
+// scopeFor checks the request's token for a route that needs tokenType and
+// returns the scope that answers it, ready; nil when it wrote a refusal.
+func (e *Edge) scopeFor(w http.ResponseWriter, r *http.Request, tokenType string) *edgeScope {
+	token := tokenOf(r)
+	if token == "" {
+		unauthorized(w)
+		return nil
+	}
+	served, status := e.lookup(r.Context(), token)
+	if served == nil {
+		if status == http.StatusTooManyRequests {
+			w.Header().Set("Retry-After", "1")
+		}
+		writeText(w, status, http.StatusText(status))
+		return nil
+	}
+	if served.info.Type != tokenType {
+		writeText(w, http.StatusForbidden, "This endpoint needs a "+tokenType+" token, not a "+served.info.Type+" token.\n")
+		return nil
+	}
+	sc := served.scope
+	if sc == nil {
+		// A frontend token whose environment and projects no client token
+		// of this node covers: there is no configuration to answer from.
+		writeText(w, http.StatusForbidden, "No client token of this node covers environment "+served.info.Environment+
+			" and projects "+strings.Join(served.info.Projects, ",")+"; add one to TOKENS.\n")
+		return nil
+	}
+	if !e.waitReady(r.Context(), sc) {
+		writeText(w, http.StatusServiceUnavailable, notReadyText)
+		return nil
+	}
+	return sc
 }
 
 // serveValidate answers a downstream node's /edge/validate from what this

@@ -136,6 +136,11 @@ func TestEdgeOffline(t *testing.T) {
 		{"/api/client/features", webFrontend, 403, "", ""},
 		{"/api/frontend", allClient, 403, "", ""},
 		{"/api/frontend", "web:production.other", 401, "", ""},
+		{"/api/frontend/features/web.flag", webFrontend, 200, `"name":"web.flag"`, ""},
+		{"/api/frontend/features/shop.flag", webFrontend, 404, "", ""},
+		{"/api/client/features/shop.flag", allClient, 200, `"name":"shop.flag"`, `"web.flag"`},
+		{"/api/client/features/nope", allClient, 404, "", ""},
+		{"/api/client/features/Shop.Flag", allClient, 404, "", ""},
 		{"/internal-backstage/health", "", 200, `"OK"`, ""},
 		{"/internal-backstage/tokens", "", 200, `"web:production.fronte…"`, "frontend-secret"},
 	}
@@ -144,6 +149,31 @@ func TestEdgeOffline(t *testing.T) {
 		if st != tt.status || (tt.has != "" && !strings.Contains(body, tt.has)) || (tt.hasNot != "" && strings.Contains(body, tt.hasNot)) {
 			t.Errorf("GET %s with %q: %d %s", tt.path, tt.token, st, body)
 		}
+	}
+
+	// A downstream node's bulk report joins the scope's usage.
+	req, _ := http.NewRequest("POST", srv.URL+"/api/client/metrics/bulk", strings.NewReader(
+		`{"applications":[{"appName":"down","instanceId":"d1","environment":"production","interval":1000,"started":"2026-01-01T00:00:00Z","strategies":[]}],`+
+			`"metrics":[{"featureName":"shop.flag","appName":"down","environment":"production","yes":4,"no":1},{"featureName":"made-up","appName":"down","environment":"production","yes":9}]}`))
+	req.Header.Set("Authorization", allClient)
+	req.Header.Set("Content-Type", "application/json")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusAccepted {
+		t.Fatalf("bulk metrics: %d", res.StatusCode)
+	}
+	e.mu.Lock()
+	sc := e.scopes[edgeToken{Environment: "production", Projects: []string{"*"}}.scopeKey()]
+	e.mu.Unlock()
+	var yes, no int64
+	for _, b := range sc.p.usage.take() {
+		yes, no = yes+b.Toggles["shop.flag"].Yes, no+b.Toggles["shop.flag"].No
+	}
+	if yes != 4 || no != 1 {
+		t.Errorf("usage after a bulk report: yes %d, no %d", yes, no)
 	}
 
 	// A new file is served once read; a broken one changes nothing.

@@ -252,3 +252,45 @@ func writeErrorBody(w http.ResponseWriter, status int, body errorBody) {
 	w.WriteHeader(status)
 	_, _ = w.Write(b)
 }
+
+// oneToggle answers the frontend API's single-flag path: the flag's toggle
+// when it is on for the context from the query, 404 otherwise (off or
+// unknown), as Unleash Edge does.
+func (p *Proxy) oneToggle(w http.ResponseWriter, r *http.Request, st *state, name string) {
+	ctx := contextFromQuery(r.URL.RawQuery)
+	p.finishContext(&ctx, r, true)
+	res := st.snap.Evaluate(name, &ctx)
+	p.usage.countResults([]engine.Result{res})
+	if !res.Found || !res.Enabled {
+		notFound(w)
+		return
+	}
+	bp := getBuf()
+	*bp = appendToggle((*bp)[:0], &res, st.answers.payloads)
+	writeJSON(w, r, *bp, false)
+	putBuf(bp)
+}
+
+// oneFeature answers the client API's single-flag path from the raw
+// configuration: the flag as in the full answer, 404 when unknown.
+func (p *Proxy) oneFeature(w http.ResponseWriter, r *http.Request, st *state, name string) {
+	if st.features == nil {
+		unauthorized(w)
+		return
+	}
+	var all struct {
+		Features []json.RawMessage `json:"features"`
+	}
+	if err := json.Unmarshal(st.features, &all); err == nil {
+		for _, raw := range all.Features {
+			var head struct {
+				Name string `json:"name"`
+			}
+			if json.Unmarshal(raw, &head) == nil && head.Name == name {
+				writeJSON(w, r, raw, false)
+				return
+			}
+		}
+	}
+	notFound(w)
+}

@@ -167,6 +167,16 @@ func (s *Server) handleClientRegister(w http.ResponseWriter, r *http.Request, to
 	if err := decode(w, r, &reg); err != nil {
 		return err
 	}
+	if err := s.register(r, tok, reg); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusAccepted)
+	return nil
+}
+
+// register keeps an SDK's registration within the bounds of what the
+// server keeps.
+func (s *Server) register(r *http.Request, tok *store.APIToken, reg clientapi.Registration) error {
 	if err := validateRegistration(&reg); err != nil {
 		return err
 	}
@@ -179,11 +189,9 @@ func (s *Server) handleClientRegister(w http.ResponseWriter, r *http.Request, to
 	}
 	now := s.now()
 	if !s.metrics.admitRegistration(reg.AppName, reg.InstanceID, now) {
-		// Past the bounds: accepted but not kept (and counted as dropped).
-		w.WriteHeader(http.StatusAccepted)
-		return nil
+		return nil // past the bounds: accepted but not kept (and counted as dropped)
 	}
-	err = s.store.Update(r.Context(), func(tx store.Tx) error {
+	return s.store.Update(r.Context(), func(tx store.Tx) error {
 		if _, err := tx.RegisterClientApplication(r.Context(), store.ClientApplication{AppName: reg.AppName, Strategies: reg.Strategies, SeenAt: &now}); err != nil {
 			return err
 		}
@@ -197,11 +205,6 @@ func (s *Server) handleClientRegister(w http.ResponseWriter, r *http.Request, to
 		}
 		return tx.UpsertClientInstance(r.Context(), in)
 	})
-	if err != nil {
-		return err
-	}
-	w.WriteHeader(http.StatusAccepted)
-	return nil
 }
 
 // validateRegistration checks the names a registration carries against
@@ -250,6 +253,15 @@ func (s *Server) handleClientMetrics(w http.ResponseWriter, r *http.Request, tok
 	if err := decode(w, r, &m); err != nil {
 		return err
 	}
+	if err := s.acceptMetrics(r, tok, m); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusAccepted)
+	return nil
+}
+
+// acceptMetrics counts an SDK's report of the flags in the token's scope.
+func (s *Server) acceptMetrics(r *http.Request, tok *store.APIToken, m clientapi.Metrics) error {
 	if err := validateMetrics(&m); err != nil {
 		return err
 	}
@@ -262,7 +274,6 @@ func (s *Server) handleClientMetrics(w http.ResponseWriter, r *http.Request, tok
 		return err
 	}
 	s.recordMetrics(m, env, p.flagNames())
-	w.WriteHeader(http.StatusAccepted)
 	return nil
 }
 

@@ -114,6 +114,15 @@ var oaOps = map[string]oaOp{
 		Description: "SDKs announce themselves at start; the application and instance then show on the admin API, in the token's environment (a token of every environment may name an existing one). Names are at most 200 bytes and at most 100 strategies are listed (400 otherwise); past 1,000 tracked applications or 1,000 instances of one, registrations are answered 202 but not kept."},
 	"POST /api/client/metrics": {ID: "registerClientMetrics", Summary: "Report flag usage", Body: oaRef("ClientMetrics"), Status: http.StatusAccepted,
 		Description: "Counts are buffered and written to the store periodically (every 10 seconds by default); they also feed the `feature_toggle_usage_total` Prometheus counter. Only flags of the token's projects count, for the token's environment (a token of every environment may name an existing one); other names, and entries past the server's bounds, are dropped and counted in `feature_toggle_usage_dropped_total`."},
+	"POST /api/client/metrics/bulk": {ID: "clientBulkMetrics", Summary: "Report usage for many applications", Status: http.StatusAccepted,
+		Body: oaObject(oaProps{
+			"applications": oaArray(oaRef("Registration")).d("Registrations of the SDKs behind the sender, at most 10,000."),
+			"metrics": oaArray(oaObject(oaProps{
+				"featureName": oaString(), "appName": oaString(), "environment": oaString(), "timestamp": oaDateTime(),
+				"yes": oaInteger(), "no": oaInteger(), "variants": oaObject(nil),
+			}).req("featureName", "appName", "environment")).d("Per-flag counts, at most 10,000."),
+		}).req("applications", "metrics"),
+		Description: "What an Edge-style node sends for the SDKs behind it: each registration and each application's counts are taken as if that SDK had sent them with the node's token, within the same bounds as `/api/client/metrics`."},
 
 	// Frontend API.
 	"GET /api/frontend": {ID: "getFrontendFeatures", Summary: "Enabled flags for a context", Resp: oaRef("Toggles"), Query: oaContextQuery(),

@@ -28,6 +28,7 @@ func (s *Server) routes() (http.Handler, error) {
 	m.sdk("GET /api/client/features/{featureName}", store.TokenClient, s.handleClientFeature)
 	m.sdk("POST /api/client/register", store.TokenClient, s.handleClientRegister)
 	m.sdk("POST /api/client/metrics", store.TokenClient, s.handleClientMetrics)
+	m.sdk("POST /api/client/metrics/bulk", store.TokenClient, s.handleClientBulkMetrics)
 
 	m.sdk("GET /api/frontend", store.TokenFrontend, s.handleFrontendGet)
 	m.sdk("POST /api/frontend", store.TokenFrontend, s.handleFrontendPost)
