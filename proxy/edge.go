@@ -63,6 +63,10 @@ type Edge struct {
 	bootstrapStamp string
 	// savedTokens is the token backup last written (guarded by mu).
 	savedTokens string
+
+	streams   atomic.Int64  // open streams
+	closing   chan struct{} // closed by CloseStreams
+	closeOnce sync.Once
 }
 
 // edgeServed is a token being served and its scope.
@@ -85,6 +89,10 @@ type edgeScope struct {
 	last       *clientapi.Features
 	lastSource source
 	children   map[string]*edgeScope // narrowed scopes, by scope key
+
+	// feed is the scope's revisions for streams and delta polls (nil for
+	// narrowed scopes, which serve browser SDKs only).
+	feed *deltaFeed
 }
 
 // NewEdge checks cfg and builds a node. It does no I/O; Run validates the
@@ -113,6 +121,7 @@ func NewEdge(cfg EdgeConfig) (*Edge, error) {
 		now:         time.Now,
 		scopes:      map[string]*edgeScope{},
 		ready:       make(chan struct{}),
+		closing:     make(chan struct{}),
 	}
 	e.view.Store(&map[string]*edgeServed{})
 	e.validations = prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -426,7 +435,7 @@ func (e *Edge) narrowed(parent *edgeScope, t edgeToken) *edgeScope {
 // newScope builds and, once Run has started, starts the proxy of t's scope.
 // e.mu is held.
 func (e *Edge) newScope(t edgeToken) *edgeScope {
-	sc := &edgeScope{key: t.scopeKey(), info: t, ended: make(chan struct{})}
+	sc := &edgeScope{key: t.scopeKey(), info: t, ended: make(chan struct{}), feed: newDeltaFeed()}
 	cfg := e.scopeConfig(t.Token)
 	if e.cfg.Offline {
 		cfg.ServiceURL = offlineUpstream
@@ -450,6 +459,7 @@ func (sc *edgeScope) installed(payload *clientapi.Features, src source) {
 	sc.mu.Lock()
 	defer sc.mu.Unlock()
 	sc.last, sc.lastSource = payload, src
+	sc.feed.publish(payload)
 	for _, c := range sc.children {
 		c.p.install(onlyProjects(payload, c.info.Projects), src)
 	}

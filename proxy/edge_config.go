@@ -76,6 +76,9 @@ type EdgeConfig struct {
 	BackupDir string
 	// MaxTokens bounds the tokens served at once (default 10,000).
 	MaxTokens int
+	// MaxStreams bounds the open /api/client/streaming connections
+	// (default 10,000); more get 429 and poll.
+	MaxStreams int
 	// ValidationsPerSecond and ValidationBurst bound validations of
 	// unknown tokens upstream (defaults 10 and 50).
 	ValidationsPerSecond float64
@@ -153,6 +156,9 @@ func (c EdgeConfig) withDefaults() EdgeConfig {
 	}
 	if c.MaxTokens <= 0 {
 		c.MaxTokens = DefaultEdgeMaxTokens
+	}
+	if c.MaxStreams <= 0 {
+		c.MaxStreams = DefaultEdgeMaxStreams
 	}
 	if c.ValidationsPerSecond <= 0 {
 		c.ValidationsPerSecond = DefaultEdgeValidationsPerSecond

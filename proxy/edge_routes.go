@@ -104,6 +104,17 @@ func (e *Edge) route(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	if (rest == "/api/client/streaming" || rest == "/api/client/delta") && get {
+		r.Pattern = "GET " + rest
+		if sc := e.scopeFor(w, r, tokenClient); sc != nil {
+			if rest == "/api/client/streaming" {
+				e.serveStream(w, r, sc)
+			} else {
+				e.serveDelta(w, r, sc)
+			}
+		}
+		return
+	}
 	if rest == "/api/client/metrics/bulk" && post {
 		r.Pattern = "POST " + rest
 		if sc := e.scopeFor(w, r, tokenClient); sc != nil {

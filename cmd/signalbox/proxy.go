@@ -80,7 +80,7 @@ func runProxy(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	// level (warn by default), so this one line is written at info through
 	// a logger of its own.
 	proxy.NewLogger(stderr, cfg.UseJSONLogger, "info").Info("signalbox proxy listening", attrs...)
-	return serveNode(ctx, p.Handler(), p.Run, ln, log)
+	return serveNode(ctx, p.Handler(), p.Run, nil, ln, log)
 }
 
 // loadScripts turns the strategy and enricher files into Go values.
@@ -104,10 +104,14 @@ func loadScripts(cfg *proxy.Config, log *slog.Logger) error {
 }
 
 // serveNode serves a proxy or Edge node on ln and runs its sync loops
-// (run); when ctx ends it stops accepting requests, finishes those in
-// flight, and lets run flush the metrics it holds.
-func serveNode(ctx context.Context, handler http.Handler, run func(context.Context) error, ln net.Listener, log *slog.Logger) error {
+// (run); when ctx ends it stops accepting requests (calling onShutdown,
+// when set, as shutdown begins), finishes those in flight, and lets run
+// flush the metrics it holds.
+func serveNode(ctx context.Context, handler http.Handler, run func(context.Context) error, onShutdown func(), ln net.Listener, log *slog.Logger) error {
 	srv := newHTTPServer(handler, log)
+	if onShutdown != nil {
+		srv.RegisterOnShutdown(onShutdown) // ends streams, which would hold the shutdown
+	}
 	// Every proxy answer is small and computed from memory.
 	srv.WriteTimeout = 30 * time.Second
 	// Run gets its own context, cancelled only once the server has drained:

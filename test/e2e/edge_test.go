@@ -294,6 +294,29 @@ func TestEdge(t *testing.T) {
 		}
 	})
 
+	t.Run("the Node SDK streaming and delta polling through the node", func(t *testing.T) {
+		admin(t, server, "POST", "/api/admin/projects/web/features", obj{"name": "web.pushed"})
+		admin(t, server, "POST", "/api/admin/projects/web/features/web.pushed/environments/development/strategies", obj{"name": "default"})
+		for _, mode := range []string{"streaming", "delta"} {
+			sdk := startStreamingSDK(t, edge, clWeb, mode)
+			if mode == "streaming" {
+				if m := sdk.awaitSSE("unleash-connected"); sseTypes(m) != `["hydration"]` {
+					t.Fatalf("first message %v", m)
+				}
+			}
+			sdk.check("web.pushed", obj{}, false, "")
+			admin(t, server, "POST", "/api/admin/projects/web/features/web.pushed/environments/development/on", nil)
+			if mode == "streaming" {
+				if m := sdk.awaitSSE("unleash-updated"); sseTypes(m) != `["feature-updated"]` {
+					t.Fatalf("update message %v", m)
+				}
+			}
+			sdk.check("web.pushed", obj{}, true, "")
+			admin(t, server, "POST", "/api/admin/projects/web/features/web.pushed/environments/development/off", nil)
+			sdk.check("web.pushed", obj{}, false, "")
+		}
+	})
+
 	// Last: it stops the server.
 	t.Run("restarted while the server is down, it serves from its backups", func(t *testing.T) {
 		ctx := wireContext{UserID: "u7", SessionID: "s7"}
