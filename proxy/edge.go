@@ -61,6 +61,8 @@ type Edge struct {
 	validations *prometheus.CounterVec
 	// bootstrapStamp tells whether the offline bootstrap file changed.
 	bootstrapStamp string
+	// pretrusted are the legacy keys served without the upstream's word.
+	pretrusted map[string]bool
 	// savedTokens is the token backup last written (guarded by mu).
 	savedTokens string
 
@@ -145,13 +147,27 @@ func NewEdge(cfg EdgeConfig) (*Edge, error) {
 		httpx.AccessLog(log),
 		httpMetrics,
 	)
+	e.pretrusted = map[string]bool{}
+	var trusted []edgeToken
+	for _, t := range nonBlank(cfg.PretrustedTokens) {
+		key, env, _ := splitPretrusted(t)
+		e.pretrusted[key] = true
+		trusted = append(trusted, edgeToken{Token: key, Type: tokenFrontend, Projects: []string{"*"}, Environment: env})
+	}
 	if cfg.Offline {
+		e.serve(trusted)
 		if err := e.startOffline(); err != nil {
 			return nil, err
 		}
-	} else if saved := e.loadTokens(); len(saved) > 0 {
-		e.serve(saved)
-		e.log.Info("serving the tokens of the last run until the upstream confirms them", "count", len(saved))
+	} else {
+		// Read before anything is served: serving writes the file.
+		saved := e.loadTokens()
+		if len(saved) > 0 {
+			e.log.Info("serving the tokens of the last run until the upstream confirms them", "count", len(saved))
+		}
+		if all := append(trusted, saved...); len(all) > 0 {
+			e.serve(all)
+		}
 	}
 	return e, nil
 }
@@ -233,7 +249,9 @@ func (e *Edge) revalidate(ctx context.Context) {
 	cur := *e.view.Load()
 	tokens := make([]string, 0, len(cur))
 	for t := range cur {
-		tokens = append(tokens, t)
+		if !e.pretrusted[t] {
+			tokens = append(tokens, t)
+		}
 	}
 	if warm := nonBlank(e.cfg.Tokens); len(warm) > 0 {
 		tokens = append(tokens, warm...)
@@ -257,7 +275,7 @@ func (e *Edge) revalidate(ctx context.Context) {
 	}
 	var gone []string
 	for t := range cur {
-		if !keep[t] {
+		if !keep[t] && !e.pretrusted[t] {
 			gone = append(gone, t)
 		}
 	}

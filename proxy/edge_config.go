@@ -50,6 +50,11 @@ type EdgeConfig struct {
 	// BootstrapFile is a client API payload (BOOTSTRAP_FILE); in offline
 	// mode it is read again when it changes.
 	BootstrapFile string
+	// PretrustedTokens are legacy free-form client keys, each given as
+	// "key@environment", served as frontend tokens of every project of
+	// that environment without asking the upstream (PRETRUSTED_TOKENS):
+	// for browser SDKs that still send @unleash/proxy's keys.
+	PretrustedTokens []string
 	// ClientTokens and FrontendTokens are the tokens accepted offline
 	// (CLIENT_TOKENS, FRONTEND_TOKENS).
 	ClientTokens, FrontendTokens []string
@@ -117,6 +122,11 @@ func (c EdgeConfig) Validate() error {
 			if _, _, ok := splitToken(t); !ok {
 				errs = append(errs, fmt.Errorf("token %q is not of the form project:environment.secret", redactToken(t)))
 			}
+		}
+	}
+	for _, t := range nonBlank(c.PretrustedTokens) {
+		if _, _, ok := splitPretrusted(t); !ok {
+			errs = append(errs, fmt.Errorf("PRETRUSTED_TOKENS: %q is not of the form key@environment", redactToken(t)))
 		}
 	}
 	for name, d := range map[string]time.Duration{
@@ -193,6 +203,16 @@ func splitToken(t string) (project, environment string, ok bool) {
 		return "", "", false
 	}
 	return project, environment, true
+}
+
+// splitPretrusted reads "key@environment"; the key is whatever comes
+// before the last @.
+func splitPretrusted(t string) (key, environment string, ok bool) {
+	i := strings.LastIndexByte(t, '@')
+	if i <= 0 || i == len(t)-1 {
+		return "", "", false
+	}
+	return t[:i], t[i+1:], true
 }
 
 // redactToken keeps a token's scope and the first characters of its

@@ -59,7 +59,9 @@ func (e *Edge) saveTokens(tokens map[string]edgeToken) {
 	}
 	list := make([]edgeToken, 0, len(tokens))
 	for _, t := range tokens {
-		list = append(list, t)
+		if !e.pretrusted[t.Token] {
+			list = append(list, t)
+		}
 	}
 	slices.SortFunc(list, func(a, b edgeToken) int { return strings.Compare(a.Token, b.Token) })
 	b, _ := json.Marshal(list)

@@ -99,7 +99,8 @@ func TestEdgeOffline(t *testing.T) {
 		allClient   = "*:production.client-secret"
 	)
 	e, err := NewEdge(EdgeConfig{Offline: true, BootstrapFile: file, ReloadInterval: 20 * time.Millisecond,
-		FrontendTokens: []string{webFrontend}, ClientTokens: []string{allClient}, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		FrontendTokens: []string{webFrontend}, ClientTokens: []string{allClient}, PretrustedTokens: []string{"legacy-key@production"},
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,6 +138,8 @@ func TestEdgeOffline(t *testing.T) {
 		{"/api/frontend", allClient, 403, "", ""},
 		{"/api/frontend", "web:production.other", 401, "", ""},
 		{"/api/frontend/features/web.flag", webFrontend, 200, `"name":"web.flag"`, ""},
+		{"/api/frontend", "legacy-key", 200, `"shop.flag"`, ""},
+		{"/api/client/features", "legacy-key", 403, "", ""},
 		{"/api/frontend/features/shop.flag", webFrontend, 404, "", ""},
 		{"/api/client/features/shop.flag", allClient, 200, `"name":"shop.flag"`, `"web.flag"`},
 		{"/api/client/features/nope", allClient, 404, "", ""},

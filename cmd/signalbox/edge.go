@@ -85,6 +85,7 @@ func edgeOptions(s *edgeSettings) []edgeOption {
 		}},
 		{"offline", "OFFLINE", "false", "Serve BOOTSTRAP_FILE to CLIENT_TOKENS and FRONTEND_TOKENS without an upstream.", true, edgeBool(func(s *edgeSettings) *bool { return &s.cfg.Offline })},
 		{"bootstrap-file", "BOOTSTRAP_FILE", "", "Client API payload served offline; read again when it changes.", false, func(_ *edgeSettings, v string) error { c.BootstrapFile = v; return nil }},
+		{"pretrusted-tokens", "PRETRUSTED_TOKENS", "", "Comma-separated legacy client keys as key@environment, served as frontend tokens of that environment without asking the upstream.", false, edgeList(&c.PretrustedTokens)},
 		{"client-tokens", "CLIENT_TOKENS", "", "Comma-separated client tokens accepted offline.", false, edgeList(&c.ClientTokens)},
 		{"frontend-tokens", "FRONTEND_TOKENS", "", "Comma-separated frontend tokens accepted offline.", false, edgeList(&c.FrontendTokens)},
 		{"reload-interval", "RELOAD_INTERVAL", "10", "Seconds between checks of the bootstrap file offline.", false, seconds(func(s *edgeSettings) *time.Duration { return &s.cfg.ReloadInterval })},
