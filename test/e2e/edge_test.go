@@ -318,14 +318,26 @@ func TestEdge(t *testing.T) {
 	})
 
 	// Last: it stops the server.
-	t.Run("restarted while the server is down, it serves from its backups", func(t *testing.T) {
+	t.Run("with the server down it keeps serving, and restarted it serves from its backups", func(t *testing.T) {
 		ctx := wireContext{UserID: "u7", SessionID: "s7"}
 		want, st := frontendAnswer(t, edge, feProd, ctx)
 		if st != http.StatusOK {
 			t.Fatalf("before: %d", st)
 		}
-		edgeProc.stopNow(t)
 		serverProc.kill()
+		// While the server is down, through failing refreshes and
+		// re-validations, every request is answered as before.
+		end := time.Now().Add(2500 * time.Millisecond)
+		for n := 0; time.Now().Before(end) || n < 100; n++ {
+			tok := []string{feDev, feProd}[n%2]
+			if _, st := frontendAnswer(t, edge, tok, wireContext{UserID: "u" + itoa(n), SessionID: "s"}); st != http.StatusOK {
+				t.Fatalf("request %d with the server down: %d", n, st)
+			}
+			if st, _ := call(t, "GET", edge+"/api/client/features", clWeb, nil); st != http.StatusOK {
+				t.Fatalf("client request %d with the server down: %d", n, st)
+			}
+		}
+		edgeProc.stopNow(t)
 		restarted, _ := startEdge(t, server, map[string]string{"BACKUP_FOLDER": backups})
 		got, st := frontendAnswer(t, restarted, feProd, ctx)
 		for name := range random {
