@@ -66,9 +66,10 @@ type Edge struct {
 	// savedTokens is the token backup last written (guarded by mu).
 	savedTokens string
 
-	streams   atomic.Int64  // open streams
-	closing   chan struct{} // closed by CloseStreams
-	closeOnce sync.Once
+	warnedPassThrough atomic.Bool
+	streams           atomic.Int64  // open streams
+	closing           chan struct{} // closed by CloseStreams
+	closeOnce         sync.Once
 }
 
 // edgeServed is a token being served and its scope.

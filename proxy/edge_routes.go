@@ -1,7 +1,9 @@
 package proxy
 
 import (
+	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"sort"
 	"strings"
@@ -185,9 +187,14 @@ func (e *Edge) scopeFor(w http.ResponseWriter, r *http.Request, tokenType string
 	sc := served.scope
 	if sc == nil {
 		// A frontend token whose environment and projects no client token
-		// of this node covers: there is no configuration to answer from.
-		writeText(w, http.StatusForbidden, "No client token of this node covers environment "+served.info.Environment+
-			" and projects "+strings.Join(served.info.Projects, ",")+"; add one to TOKENS.\n")
+		// of this node covers: the node has no configuration to evaluate,
+		// so the upstream answers (offline there is none to ask).
+		if e.cfg.Offline {
+			writeText(w, http.StatusForbidden, "No client token of this node covers environment "+served.info.Environment+
+				" and projects "+strings.Join(served.info.Projects, ",")+".\n")
+		} else {
+			e.passThrough(w, r, served.info)
+		}
 		return nil
 	}
 	if !e.waitReady(r.Context(), sc) {
@@ -265,4 +272,48 @@ func writeJSONValue(w http.ResponseWriter, status int, v any) {
 	w.Header()["Content-Type"] = hdrJSON
 	w.WriteHeader(status)
 	_, _ = w.Write(append(b, '\n'))
+}
+
+// passThrough hands a request to the upstream and relays its answer. It
+// serves frontend tokens that no client token of the node covers: they
+// work, without local evaluation, until a covering client token is in
+// TOKENS (said once in the log).
+func (e *Edge) passThrough(w http.ResponseWriter, r *http.Request, t edgeToken) {
+	if e.warnedPassThrough.CompareAndSwap(false, true) {
+		e.log.Warn("frontend tokens without a covering client token are answered by the upstream; add a client token of their environment to TOKENS to answer them here",
+			"environment", t.Environment, "token", redactToken(t.Token))
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), e.cfg.UpstreamTimeout)
+	defer cancel()
+	body := io.LimitReader(r.Body, DefaultMaxBodyBytes)
+	req, err := http.NewRequestWithContext(ctx, r.Method, e.cfg.UpstreamURL+r.URL.Path[len(e.cfg.BasePath):]+queryOf(r), body)
+	if err != nil {
+		writeText(w, http.StatusBadRequest, "Bad Request")
+		return
+	}
+	for _, h := range []string{"Authorization", "Content-Type", "If-None-Match", "Accept", "unleash-appname", "unleash-sdk"} {
+		if v := r.Header.Get(h); v != "" {
+			req.Header.Set(h, v)
+		}
+	}
+	res, err := e.hc.Do(req)
+	if err != nil {
+		writeText(w, http.StatusBadGateway, "The upstream did not answer.\n")
+		return
+	}
+	defer res.Body.Close()
+	for _, h := range []string{"Content-Type", "ETag", "Cache-Control", "Vary"} {
+		if v := res.Header.Get(h); v != "" {
+			w.Header().Set(h, v)
+		}
+	}
+	w.WriteHeader(res.StatusCode)
+	_, _ = io.Copy(w, io.LimitReader(res.Body, 64<<20))
+}
+
+func queryOf(r *http.Request) string {
+	if r.URL.RawQuery == "" {
+		return ""
+	}
+	return "?" + r.URL.RawQuery
 }

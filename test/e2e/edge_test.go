@@ -317,6 +317,23 @@ func TestEdge(t *testing.T) {
 		}
 	})
 
+	t.Run("with only UPSTREAM_URL it serves any valid token", func(t *testing.T) {
+		bare, _ := startEdge(t, server, nil)
+		ctx := wireContext{UserID: "u3", SessionID: "s3"}
+		want, _ := frontendAnswer(t, server, feProd, ctx)
+		got, st := frontendAnswer(t, bare, feProd, ctx)
+		for name := range random {
+			delete(want, name)
+			delete(got, name)
+		}
+		if st != http.StatusOK || !reflect.DeepEqual(want, got) {
+			t.Errorf("frontend token: %d %v, want %v", st, got, want)
+		}
+		if st, body := call(t, "GET", bare+"/api/client/features", clWeb, nil); st != http.StatusOK || !strings.Contains(string(body), `"web.flag"`) {
+			t.Errorf("client token: %d %s", st, body)
+		}
+	})
+
 	// Last: it stops the server.
 	t.Run("with the server down it keeps serving, and restarted it serves from its backups", func(t *testing.T) {
 		ctx := wireContext{UserID: "u7", SessionID: "s7"}
