@@ -22,6 +22,8 @@ var uiPages = []string{
 	"GET /segments",
 	"GET /context",
 	"GET /environments",
+	"GET /admin/api-tokens",
+	"GET /profile",
 }
 
 func init() { adminAreas = append(adminAreas, registerUI) }

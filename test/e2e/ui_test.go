@@ -169,6 +169,16 @@ func TestUI(t *testing.T) {
 		sdkFlow(t, s)
 	})
 
+	t.Run("API tokens: create, use the secret once, delete", func(t *testing.T) {
+		t.Parallel()
+		tokensFlow(t, s)
+	})
+
+	t.Run("profile: a personal token and a password change", func(t *testing.T) {
+		t.Parallel()
+		profileFlow(t, s)
+	})
+
 	t.Run("archive and revive", func(t *testing.T) {
 		t.Parallel()
 		archiveFlow(t, s)

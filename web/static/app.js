@@ -25,6 +25,8 @@ const routes = [
   { re: /^\/segments$/, page: 'segments' },
   { re: /^\/context$/, page: 'context' },
   { re: /^\/environments$/, page: 'environments' },
+  { re: /^\/admin\/api-tokens$/, page: 'tokens' },
+  { re: /^\/profile$/, page: 'profile' },
 ];
 
 const nav = [
@@ -35,6 +37,7 @@ const nav = [
   ['/context', 'Context fields'],
   ['/environments', 'Environments'],
   ['/playground', 'Playground'],
+  ['/admin/api-tokens', 'API tokens', () => can('READ_API_TOKEN') || can('CREATE_API_TOKEN')],
 ];
 
 const root = document.getElementById('app');
@@ -98,10 +101,10 @@ function layout(active) {
     h('header', { class: 'top' },
       h('a', { class: 'brand', href: '/projects' }, 'Signalbox'),
       h('nav', { 'aria-label': 'Main' },
-        h('ul', null, nav.map(([href, text]) => h('li', null,
+        h('ul', null, nav.filter(([, , shown]) => !shown || shown()).map(([href, text]) => h('li', null,
           h('a', { href, 'aria-current': active === href ? 'page' : null }, text))))),
       h('div', { class: 'who' },
-        h('span', { class: 'user' }, name || ''),
+        h('a', { class: 'user', href: '/profile', title: 'Your profile', 'aria-current': active === '/profile' ? 'page' : null }, name || 'Profile'),
         h('button', { type: 'button', class: 'link', onclick: signOut }, 'Sign out'))),
     main,
     h('div', { id: 'status', class: 'status', role: 'status', 'aria-live': 'polite' }));
@@ -136,7 +139,7 @@ async function render() {
     main = h('main', { id: 'main', class: 'bare', tabindex: '-1' });
     mount(root, main, h('div', { id: 'status', class: 'status', role: 'status', 'aria-live': 'polite' }));
   } else {
-    main = layout(nav.map(([href]) => href).find((href) => path === href || path.startsWith(`${href}/`)) || '');
+    main = layout([...nav.map(([href]) => href), '/profile'].find((href) => path === href || path.startsWith(`${href}/`)) || '');
   }
   try {
     await mod.render(main, params, new URLSearchParams(location.search));
