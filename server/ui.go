@@ -23,6 +23,7 @@ var uiPages = []string{
 	"GET /context",
 	"GET /environments",
 	"GET /admin/api-tokens",
+	"GET /admin/users",
 	"GET /profile",
 }
 

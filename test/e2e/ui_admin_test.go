@@ -86,3 +86,54 @@ func profileFlow(t *testing.T, s *uiSuite) {
 	}
 	f.screenshot("profile")
 }
+
+// usersFlow creates a Viewer on the users page, signs in as them and sees
+// only what a Viewer may do, then changes their role and deletes them.
+func usersFlow(t *testing.T, s *uiSuite) {
+	f := s.newFlow(t)
+	f.login("admin", s.password)
+	f.visit("/admin/users", "Users")
+	f.run("creating a Viewer",
+		clickButton("New user"),
+		chromedp.WaitVisible(chromedp.CSS(`dialog input[name=name]`)),
+		typeInto(`dialog input[name=name]`, "Vicky Viewer"),
+		typeInto(`dialog input[name=username]`, "vicky"),
+		choose(`dialog select[name=rootRole]`, "3"),
+		typeInto(`dialog input[name=password]`, "short"),
+		click(`dialog button[type=submit]`),
+		waitJS(`[...document.querySelectorAll('dialog .field-error, dialog .alert')].some(e => !e.hidden && e.textContent.trim() !== '')`, "the password refused"))
+	f.run("with a good password",
+		typeInto(`dialog input[name=password]`, "Vicky-Pass-1234"),
+		click(`dialog button[type=submit]`), chromedp.WaitNotPresent(chromedp.CSS("dialog")),
+		waitText(`tr[data-user="vicky"] td`, "Viewer"))
+	f.screenshot("users")
+
+	v := s.newFlow(t)
+	v.login("vicky", "Vicky-Pass-1234")
+	if n := v.count(`main button.primary, main button.danger`); n != 0 {
+		t.Errorf("a Viewer sees %d write buttons on the projects page", n)
+	}
+	if n := v.count(`header nav a[href="/admin/users"]`); n != 0 {
+		t.Error("a Viewer sees the users page in the navigation")
+	}
+	if st := v.fetchJSON("POST", "/api/admin/projects", obj{"id": "vicky-project"}); st != http.StatusForbidden {
+		t.Errorf("a Viewer creating a project: %d, want 403", st)
+	}
+
+	f.run("making her an Editor",
+		click(`button[aria-label="Edit user Vicky Viewer"]`),
+		chromedp.WaitVisible(chromedp.CSS(`dialog select[name=rootRole]`)),
+		choose(`dialog select[name=rootRole]`, "2"),
+		click(`dialog button[type=submit]`), chromedp.WaitNotPresent(chromedp.CSS("dialog")),
+		waitText(`tr[data-user="vicky"] td`, "Editor"))
+	if st := v.fetchJSON("POST", "/api/admin/projects", obj{"id": "vicky-project"}); st != http.StatusCreated {
+		t.Errorf("an Editor creating a project: %d, want 201", st)
+	}
+	f.run("deleting her",
+		click(`button[aria-label="Delete user Vicky Viewer"]`),
+		click(`dialog button.danger`),
+		waitJS(`!document.querySelector('tr[data-user="vicky"]')`, "the row gone"))
+	if st, _ := call(t, "POST", s.url+"/auth/simple/login", "", obj{"username": "vicky", "password": "Vicky-Pass-1234"}); st != http.StatusUnauthorized {
+		t.Errorf("a deleted user signing in: %d, want 401", st)
+	}
+}

@@ -179,6 +179,11 @@ func TestUI(t *testing.T) {
 		profileFlow(t, s)
 	})
 
+	t.Run("users: create a Viewer, sign in as her, change her role, delete her", func(t *testing.T) {
+		t.Parallel()
+		usersFlow(t, s)
+	})
+
 	t.Run("archive and revive", func(t *testing.T) {
 		t.Parallel()
 		archiveFlow(t, s)

@@ -26,6 +26,7 @@ const routes = [
   { re: /^\/context$/, page: 'context' },
   { re: /^\/environments$/, page: 'environments' },
   { re: /^\/admin\/api-tokens$/, page: 'tokens' },
+  { re: /^\/admin\/users$/, page: 'users' },
   { re: /^\/profile$/, page: 'profile' },
 ];
 
@@ -38,6 +39,7 @@ const nav = [
   ['/environments', 'Environments'],
   ['/playground', 'Playground'],
   ['/admin/api-tokens', 'API tokens', () => can('READ_API_TOKEN') || can('CREATE_API_TOKEN')],
+  ['/admin/users', 'Users', () => can('ADMIN')],
 ];
 
 const root = document.getElementById('app');
