@@ -228,8 +228,6 @@ func TestAnswerCacheBounds(t *testing.T) {
 	}
 }
 
-//go:fix inline
-func boolPtr(b bool) *bool { return new(b) }
 
 // TestAnswerCacheConcurrent serves many goroutines at once while the
 // clock crosses a date boundary (run it with -race): every answer is one

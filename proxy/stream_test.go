@@ -235,8 +235,6 @@ func startStreamProxy(t testing.TB, cfg Config, timing *streamTiming) *harness {
 	return &harness{p: p, srv: srv, stop: stop, logs: logs}
 }
 
-//go:fix inline
-func ptr[T any](v T) *T { return new(v) }
 
 // streamEnabled lists the flags the proxy answers as on for ctx (a JSON
 // context, "" for none).
