@@ -228,7 +228,6 @@ func TestAnswerCacheBounds(t *testing.T) {
 	}
 }
 
-
 // TestAnswerCacheConcurrent serves many goroutines at once while the
 // clock crosses a date boundary (run it with -race): every answer is one
 // that evaluation gives before or after the boundary, and answers given

@@ -235,7 +235,6 @@ func startStreamProxy(t testing.TB, cfg Config, timing *streamTiming) *harness {
 	return &harness{p: p, srv: srv, stop: stop, logs: logs}
 }
 
-
 // streamEnabled lists the flags the proxy answers as on for ctx (a JSON
 // context, "" for none).
 func streamEnabled(t testing.TB, h *harness, ctx string) []string {
