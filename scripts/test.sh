@@ -64,6 +64,14 @@ if ! go mod tidy -diff; then
 	exit 1
 fi
 
+say "gofmt"
+unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './test/*/node_modules/*'))
+if [ -n "$unformatted" ]; then
+	echo "test.sh: not formatted with gofmt (run gofmt -w on them):" >&2
+	echo "$unformatted" >&2
+	exit 1
+fi
+
 say "go vet"
 go vet ./...
 
