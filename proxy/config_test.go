@@ -13,8 +13,8 @@ import (
 
 func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
 
-// TestConfigFromEnvEveryVariable sets each variable of the seed's two
-// tables (and ours) and checks the option it lands in. A variable added to
+// TestConfigFromEnvEveryVariable sets each variable of the reference
+// proxy's two tables (and ours) and checks the option it lands in. A variable added to
 // EnvVars without a case here fails the test.
 func TestConfigFromEnvEveryVariable(t *testing.T) {
 	f := false

@@ -1,6 +1,6 @@
 package server
 
-// The actions a change request can hold (the seed's table). Each is applied
+// The actions a change request can hold, one per kind of flag change. Each is applied
 // through the same function as the direct endpoint that makes the same
 // change, so a change request can store nothing a direct edit would
 // refuse, and records the same events.
@@ -182,7 +182,7 @@ var crActions = map[string]crAction{
 		}},
 }
 
-// crActionNames lists the actions for messages, in the seed's order.
+// crActionNames lists the actions for messages, in a stable order.
 const crActionNames = "updateSegment, deleteSegment, updateEnabled, addStrategy, updateStrategy, deleteStrategy, " +
 	"archiveFeature, patchVariant, reorderStrategy, addDependency, deleteDependency"
 

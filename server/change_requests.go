@@ -90,7 +90,8 @@ func registerChangeRequests(s *Server, m mux) {
 	m.admin("DELETE "+crOnePath+"/changes/{changeId}", PermUpdateFeature, s.handleDiscardChange)
 }
 
-// pendingStates are the states of pending requests (the seed's definition).
+// pendingStates are the states of requests still pending: not yet applied,
+// scheduled, rejected or cancelled.
 var pendingStates = []string{store.ChangeRequestDraft, store.ChangeRequestInReview, store.ChangeRequestApproved}
 
 // open reports whether a request can still change and be applied.
@@ -275,7 +276,7 @@ type crScheduleJSON struct {
 	FailureReason *string   `json:"failureReason"`
 }
 
-// changeRequestJSON is the seed's Change request.
+// changeRequestJSON is a change request as the admin API shows it.
 type changeRequestJSON struct {
 	ID           int              `json:"id"`
 	Title        string           `json:"title"`

@@ -625,7 +625,7 @@ func TestChangeRequestConflicts(t *testing.T) {
 }
 
 // TestChangeRequestEveryAction applies a request with each action of the
-// seed's table and checks the result and the events.
+// table of actions and checks the result and the events.
 func TestChangeRequestEveryAction(t *testing.T) {
 	ts := newTestServer(t)
 	for _, name := range []string{"parent", "child", "old"} {

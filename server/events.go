@@ -25,7 +25,7 @@ func registerEvents(s *Server, m mux) {
 	m.admin("GET /api/admin/search/events", PermRead, s.handleEventSearchQuery)
 }
 
-// eventJSON is an audit event as the admin API shows it: the seed's Event
+// eventJSON is an audit event as the admin API shows it: an Event
 // record, with null for what an event does not have.
 type eventJSON struct {
 	ID              int64           `json:"id"`
@@ -206,11 +206,10 @@ func (s *Server) handleFeatureEvents(w http.ResponseWriter, r *http.Request) err
 	return writeJSON(w, http.StatusOK, map[string]any{"version": 1, "toggleName": name, "events": eventResponses(list), "totalEvents": total})
 }
 
-// handleSearchEvents is the seed's POST /api/admin/events/search. type,
-// project and feature match exactly; query matches type, creator and data
-// ignoring case; limit is 1 to 100 (default 100). offset is, as the seed
-// defines it, the id of the event to start listing from: the answer holds
-// that event and older ones, newest first, so the next page starts at the
+// handleSearchEvents is POST /api/admin/events/search. type, project and
+// feature match exactly; query matches type, creator and data ignoring
+// case; limit is 1 to 100 (default 100). offset is the id of the event to
+// start listing from: the answer holds that event and older ones, newest first, so the next page starts at the
 // last id returned minus one. totalEvents counts every match.
 func (s *Server) handleSearchEvents(w http.ResponseWriter, r *http.Request) error {
 	var body struct {
@@ -411,7 +410,7 @@ func (m eventMatcher) match(e store.Event) bool {
 		(m.from.IsZero() || !e.CreatedAt.Before(m.from)) && (m.to.IsZero() || e.CreatedAt.Before(m.to))
 }
 
-// knownEventTypes are the event types of the seed, the values the search's
+// knownEventTypes are the event types Unleash documents, the values the search's
 // type filter accepts.
 var knownEventTypes = map[string]bool{}
 

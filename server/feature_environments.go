@@ -30,7 +30,7 @@ func registerFeatureEnvironments(s *Server, m mux) {
 }
 
 // adminFeature is a flag as the admin API answers it (featureSchema plus
-// the seed's deprecated lastSeenAt and variants). Lists are never null.
+// Unleash's deprecated lastSeenAt and variants). Lists are never null.
 type adminFeature struct {
 	Name           string            `json:"name"`
 	Type           string            `json:"type"`

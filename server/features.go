@@ -448,7 +448,7 @@ func (s *Server) handlePatchFeature(w http.ResponseWriter, r *http.Request) erro
 // changeFeature reads the flag, asks changes for what to change, and saves
 // it. Events: feature-metadata-updated unless the request only archives
 // the flag, feature-stale-on/off when stale flips, and feature-archived
-// when the flag is archived (the seed's rule; Unleash only logs metadata).
+// when the flag is archived (so an archived flag cannot change unseen; Unleash only logs metadata).
 func (s *Server) changeFeature(w http.ResponseWriter, r *http.Request, changes func(store.Feature) (featureChange, error)) error {
 	ctx := r.Context()
 	name := r.PathValue("featureName")

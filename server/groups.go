@@ -300,7 +300,7 @@ func (s *Server) handleCreateGroup(w http.ResponseWriter, r *http.Request) error
 	return writeJSON(w, http.StatusCreated, out)
 }
 
-// handleUpdateGroup is the seed's PUT /api/admin/groups/:groupId: the body
+// handleUpdateGroup is PUT /api/admin/groups/:groupId: the body
 // overrides the group's details and members. Events: group-updated, then
 // group-user-removed and group-user-added for each member that left or
 // joined.

@@ -41,7 +41,7 @@ func registerHealthReport(s *Server, m mux) {
 // statsWindow is the length of each statistics window.
 const statsWindow = 30 * 24 * time.Hour
 
-// healthReport is the seed's Project health report.
+// healthReport is the project health report (Unleash's healthReportSchema).
 type healthReport struct {
 	Version               int                      `json:"version"`
 	Name                  string                   `json:"name"`

@@ -88,7 +88,7 @@ const (
 // server names an implementation of saml.ServiceProvider.
 var newSAMLProvider = saml.New
 
-// samlSettings is the seed's SAML settings resource, as stored.
+// samlSettings is the SAML settings resource, as stored.
 type samlSettings struct {
 	Enabled         bool   `json:"enabled"`
 	EntityID        string `json:"entityId"`
@@ -284,7 +284,7 @@ type samlSettingEvent struct {
 	samlSettings
 }
 
-// handleSaveSAMLSettings is the seed's POST /api/admin/auth/saml/settings:
+// handleSaveSAMLSettings is POST /api/admin/auth/saml/settings:
 // it replaces the settings and answers them as stored.
 func (s *Server) handleSaveSAMLSettings(w http.ResponseWriter, r *http.Request) error {
 	var body samlSettings

@@ -297,7 +297,7 @@ func userExists(err error) error {
 	return err
 }
 
-// handleCreateUser is the seed's POST /api/admin/user-admin.
+// handleCreateUser is POST /api/admin/user-admin.
 func (s *Server) handleCreateUser(w http.ResponseWriter, r *http.Request) error {
 	var body struct {
 		Username  string          `json:"username"`
@@ -626,7 +626,7 @@ func (s *Server) handleMe(w http.ResponseWriter, r *http.Request) error {
 	})
 }
 
-// handleProfile is the seed's own profile: the user's own root role, the
+// handleProfile is the signed-in user's own profile: the user's own root role, the
 // projects in which they hold a role (themselves or through a group) and
 // their groups; features is always empty (deprecated). An API token has no
 // profile: 400, as Unleash answers.
