@@ -97,6 +97,9 @@ type metricsBuffer struct {
 	apps    map[string]*trackedApp
 	series  map[usageSeries]struct{}
 	dropped *prometheus.CounterVec
+	// unknown holds the names reported that are no flag of the token's
+	// scope (see unknown_flags.go).
+	unknown map[string]*unknownFlag
 }
 
 type metricKey struct {
@@ -209,6 +212,8 @@ func (s *Server) recordMetrics(m clientapi.Metrics, env string, flags map[string
 	for name := range m.Bucket.Toggles {
 		if _, ok := flags[name]; ok {
 			known++
+		} else {
+			b.noteUnknown(name, m.AppName, env, now)
 		}
 	}
 	b.drop(dropUnknownFlag, len(m.Bucket.Toggles)-known)

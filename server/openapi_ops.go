@@ -661,6 +661,13 @@ var oaOps = map[string]oaOp{
 		Description: "Evaluation counts of the last hour and the applications that used the flag."},
 	"GET /api/admin/client-metrics/features/{name}/raw": {ID: "getRawFeatureMetrics", Summary: "Hourly usage of a flag", Resp: oaRef("FeatureMetrics")},
 	"GET /api/admin/metrics/applications":               {ID: "getApplications", Summary: "List SDK applications", Resp: oaRef("Applications")},
+	"GET /api/admin/metrics/unknown-flags": {ID: "getUnknownFlags", Summary: "Flags SDKs asked about that do not exist",
+		Resp: oaObject(oaProps{"unknownFlags": oaArray(oaObject(oaProps{
+			"name": oaString(), "lastSeenAt": oaDateTime(), "lastEventAt": oaDateTime().null(),
+			"reports": oaArray(oaObject(oaProps{"appName": oaString(), "environments": oaArray(oaObject(oaProps{
+				"environment": oaString(), "seenAt": oaDateTime()}).req("environment", "seenAt").closed())}).req("appName", "environments").closed()),
+		}).req("name", "lastSeenAt").closed())}).req("unknownFlags").closed(),
+		Description: "Names SDKs reported in their metrics during the last 24 hours that are no flag (archived flags count as flags), most recent first, with the applications and environments that reported them. Bounded: at most 1,000 names, 20 applications each, 10 environments each; a flood of made-up names cannot grow it."},
 	"GET /api/admin/metrics/applications/{appName}":     {ID: "getApplication", Summary: "An application and its instances", Resp: oaRef("ApplicationDetails")},
 
 	// Playground.
