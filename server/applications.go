@@ -18,6 +18,8 @@ func init() { adminAreas = append(adminAreas, registerApplications) }
 func registerApplications(s *Server, m mux) {
 	m.admin("GET /api/admin/metrics/applications", PermRead, s.handleListApplications)
 	m.admin("GET /api/admin/metrics/unknown-flags", PermRead, s.handleUnknownFlags)
+	m.admin("GET /api/admin/metrics/sdks/outdated", PermRead, s.handleOutdatedSDKs)
+	m.admin("GET /api/admin/projects/{projectId}/sdks/outdated", PermRead, s.handleProjectOutdatedSDKs)
 	m.admin("GET /api/admin/metrics/applications/{appName}", PermRead, s.handleGetApplication)
 	m.admin("GET /api/admin/client-metrics/features/{name}", PermRead, s.handleFeatureUsage)
 	m.admin("GET /api/admin/client-metrics/features/{name}/raw", PermRead, s.handleFeatureMetricsRaw)

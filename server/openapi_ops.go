@@ -661,6 +661,10 @@ var oaOps = map[string]oaOp{
 		Description: "Evaluation counts of the last hour and the applications that used the flag."},
 	"GET /api/admin/client-metrics/features/{name}/raw": {ID: "getRawFeatureMetrics", Summary: "Hourly usage of a flag", Resp: oaRef("FeatureMetrics")},
 	"GET /api/admin/metrics/applications":               {ID: "getApplications", Summary: "List SDK applications", Resp: oaRef("Applications")},
+	"GET /api/admin/metrics/sdks/outdated": {ID: "getOutdatedSdks", Summary: "SDK versions that should be upgraded", Resp: oaRef("OutdatedSdks"),
+		Description: "Versions of the official server SDKs older than the oldest release Unleash recommends (Node 5.3.2, Java 9.2.0, Go 4.1.0, Python 5.11.0, Ruby 5.0.0, .NET 4.1.3, PHP 2.3.0), as registered SDK instances report them, with the applications running each."},
+	"GET /api/admin/projects/{projectId}/sdks/outdated": {ID: "getOutdatedProjectSdks", Summary: "Outdated SDK versions used with a project", Resp: oaRef("OutdatedSdks"),
+		Description: "As `/api/admin/metrics/sdks/outdated`, for the applications that reported one of the project's flags in the last two days. 404 for an unknown project."},
 	"GET /api/admin/metrics/unknown-flags": {ID: "getUnknownFlags", Summary: "Flags SDKs asked about that do not exist",
 		Resp: oaObject(oaProps{"unknownFlags": oaArray(oaObject(oaProps{
 			"name": oaString(), "lastSeenAt": oaDateTime(), "lastEventAt": oaDateTime().null(),

@@ -718,6 +718,9 @@ func oaAdminSchemas(s map[string]*oaSchema) {
 		"userId":      oaInteger(),
 	}).req("id", "createdAt", "expiresAt")
 	s["Pats"] = oaObject(oaProps{"pats": oaArray(oaRef("Pat"))})
+	s["OutdatedSdks"] = oaObject(oaProps{"sdks": oaArray(oaObject(oaProps{
+		"sdkVersion": oaString().d("`<sdk name>:<version>`, e.g. unleash-client-node:5.0.0."), "applications": oaStrings(),
+	}).req("sdkVersion", "applications").closed())}).req("sdks").closed()
 	s["CreatePat"] = oaObject(oaProps{
 		"description": oaString(),
 		"expiresAt":   oaDateTime(),
