@@ -29,6 +29,7 @@ func init() { adminAreas = append(adminAreas, registerDora) }
 
 func registerDora(s *Server, m mux) {
 	m.admin("GET /api/admin/projects/{projectId}/dora", PermRead, s.handleProjectDora)
+	m.admin("GET /api/admin/projects/{projectId}/insights", PermRead, s.handleProjectInsights)
 }
 
 // doraFeature is one flag's time to production in days.

@@ -718,6 +718,8 @@ func oaAdminSchemas(s map[string]*oaSchema) {
 		"userId":      oaInteger(),
 	}).req("id", "createdAt", "expiresAt")
 	s["Pats"] = oaObject(oaProps{"pats": oaArray(oaRef("Pat"))})
+	s["InsightsDebt"] = oaObject(oaProps{"rating": oaInteger(), "activeCount": oaInteger(), "potentiallyStaleCount": oaInteger(), "staleCount": oaInteger()}).
+		req("rating", "activeCount", "potentiallyStaleCount", "staleCount")
 	s["OutdatedSdks"] = oaObject(oaProps{"sdks": oaArray(oaObject(oaProps{
 		"sdkVersion": oaString().d("`<sdk name>:<version>`, e.g. unleash-client-node:5.0.0."), "applications": oaStrings(),
 	}).req("sdkVersion", "applications").closed())}).req("sdks").closed()

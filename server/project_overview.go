@@ -77,15 +77,7 @@ func (s *Server) handleProjectOverview(w http.ResponseWriter, r *http.Request) e
 		if err != nil {
 			return err
 		}
-		for _, f := range flags {
-			i := slices.IndexFunc(out.FeatureTypeCounts, func(c featureTypeCount) bool { return c.Type == f.Type })
-			if i < 0 {
-				out.FeatureTypeCounts = append(out.FeatureTypeCounts, featureTypeCount{Type: f.Type})
-				i = len(out.FeatureTypeCounts) - 1
-			}
-			out.FeatureTypeCounts[i].Count++
-		}
-		slices.SortFunc(out.FeatureTypeCounts, func(a, b featureTypeCount) int { return strings.Compare(a.Type, b.Type) })
+		out.FeatureTypeCounts = countFeatureTypes(flags)
 		out.OnboardingStatus = onboardingOf(flags)
 		favs, err := readFavorites(ctx, rd, principalFrom(ctx).UserID())
 		out.Favorite = slices.Contains(favs.Projects, project)
@@ -95,6 +87,21 @@ func (s *Server) handleProjectOverview(w http.ResponseWriter, r *http.Request) e
 		return err
 	}
 	return writeJSON(w, http.StatusOK, out)
+}
+
+// countFeatureTypes counts flags by type, ordered by type.
+func countFeatureTypes(flags []store.Feature) []featureTypeCount {
+	out := []featureTypeCount{}
+	for _, f := range flags {
+		i := slices.IndexFunc(out, func(c featureTypeCount) bool { return c.Type == f.Type })
+		if i < 0 {
+			out = append(out, featureTypeCount{Type: f.Type})
+			i = len(out) - 1
+		}
+		out[i].Count++
+	}
+	slices.SortFunc(out, func(a, b featureTypeCount) int { return strings.Compare(a.Type, b.Type) })
+	return out
 }
 
 func onboardingOf(flags []store.Feature) onboardingStatus {
