@@ -447,7 +447,7 @@ var eventTypeNames = []string{
 	"change-request-sent-to-review", "scheduled-change-request-executed", "change-request-applied",
 	"change-request-scheduled", "change-request-scheduled-application-success",
 	"change-request-scheduled-application-failure", "change-request-configuration-updated", "api-token-created",
-	"api-token-updated", "api-token-deleted", "feature-favorited", "feature-unfavorited", "project-favorited",
+	"api-token-updated", "api-token-deleted", "feature-link-added", "feature-link-updated", "feature-link-removed", "feature-favorited", "feature-unfavorited", "project-favorited",
 	"project-unfavorited", "features-exported", "features-imported", "service-account-created",
 	"service-account-deleted", "service-account-updated", "feature-potentially-stale-on",
 	"feature-dependency-added", "feature-dependency-removed", "feature-dependencies-removed", "banner-created",

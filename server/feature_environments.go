@@ -49,6 +49,8 @@ type adminFeature struct {
 	Tags           []store.Tag       `json:"tags"`
 	Children       []string          `json:"children"`
 	Dependencies   []adminDependency `json:"dependencies"`
+	// Links are read for one flag's answer only, not for lists.
+	Links []featureLinkJSON `json:"links,omitempty"`
 }
 
 // adminFeatureEnv is a flag in one environment (featureEnvironmentSchema).
@@ -72,7 +74,9 @@ func featureView(ctx context.Context, r store.Reader, f store.Feature) (adminFea
 	if err != nil {
 		return adminFeature{}, err
 	}
-	return views[0], nil
+	links, err := r.ListFeatureLinks(ctx, f.Name)
+	views[0].Links = featureLinksJSON(links)
+	return views[0], err
 }
 
 // featureRelations are the strategies, tags and dependencies of a set of

@@ -315,6 +315,8 @@ func oaFeatureSchemas(s map[string]*oaSchema) {
 		"tags":           oaArray(oaRef("Tag")).null(),
 		"children":       oaStrings().d("Names of flags that depend on this one."),
 		"dependencies":   oaArray(oaRef("Dependency")),
+		"links": oaArray(oaObject(oaProps{"id": oaString(), "url": oaString(), "title": oaString().null()}).req("id", "url")).
+			d("The flag's links, in the answer for one flag (not in lists)."),
 	}).req("name").d("A feature flag with its state in every environment.")
 	s["FeatureEnvironment"] = oaObject(oaProps{
 		"name":                 oaString().d("Environment name."),
@@ -718,6 +720,7 @@ func oaAdminSchemas(s map[string]*oaSchema) {
 		"userId":      oaInteger(),
 	}).req("id", "createdAt", "expiresAt")
 	s["Pats"] = oaObject(oaProps{"pats": oaArray(oaRef("Pat"))})
+	s["Link"] = oaObject(oaProps{"url": oaString().d("An http or https URL."), "title": oaString().null()}).req("url")
 	s["InsightsDebt"] = oaObject(oaProps{"rating": oaInteger(), "activeCount": oaInteger(), "potentiallyStaleCount": oaInteger(), "staleCount": oaInteger()}).
 		req("rating", "activeCount", "potentiallyStaleCount", "staleCount")
 	s["OutdatedSdks"] = oaObject(oaProps{"sdks": oaArray(oaObject(oaProps{

@@ -58,6 +58,7 @@ type Reader interface {
 	AddonReader
 	FeatureOverviewReader
 	EventCreatorReader
+	FeatureLinkReader
 }
 
 // Tx is every read and write method. It is what Update hands to its
@@ -90,6 +91,7 @@ type Tx interface {
 	UsedIDWriter
 	AddonWriter
 	AddonDeliveryWriter
+	FeatureLinkWriter
 }
 
 // RevisionWatcher is implemented by stores whose database can announce
