@@ -36,7 +36,9 @@ func testFeatureLinks(t *testing.T, s store.Store) {
 		return nil
 	})
 	list := func(feature string) []store.FeatureLink {
-		return get(t, s, func(ctx context.Context, r store.Reader) ([]store.FeatureLink, error) { return r.ListFeatureLinks(ctx, feature) })
+		return get(t, s, func(ctx context.Context, r store.Reader) ([]store.FeatureLink, error) {
+			return r.ListFeatureLinks(ctx, feature)
+		})
 	}
 	if diff := cmp.Diff([]store.FeatureLink{a, b}, list("linked")); diff != "" {
 		t.Errorf("ListFeatureLinks (-want +got):\n%s", diff)
