@@ -32,6 +32,8 @@ func main() {
 	noRef := flag.Bool("no-reference", false, "skip the reference proxy even when installed")
 	plain := flag.String("serve-plain", "", "internal: serve this file as a plain handler on -addr")
 	addr := flag.String("addr", "", "internal: listen address for -serve-plain")
+	streams := flag.Int("streams", 0, "instead of the load tables: open this many streams on one server and measure memory, idle CPU and change latency")
+	changes := flag.Int("changes", 50, "with -streams: changes to time")
 	flag.Parse()
 
 	if *plain != "" {
@@ -59,6 +61,17 @@ func main() {
 		fail(err)
 	}
 	defer b.close()
+	if *streams > 0 {
+		if *streams > 15000 || *changes < 1 || *changes > 1000 {
+			fail(fmt.Errorf("-streams is at most 15000 and -changes 1 to 1000"))
+		}
+		res, err := b.runStreams(*streams, *changes)
+		if err != nil {
+			fail(err)
+		}
+		res.report(os.Stdout)
+		return
+	}
 	if err := b.run(ns); err != nil {
 		fail(err)
 	}
