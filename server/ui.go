@@ -24,6 +24,7 @@ var uiPages = []string{
 	"GET /environments",
 	"GET /admin/api-tokens",
 	"GET /admin/users",
+	"GET /admin/groups",
 	"GET /profile",
 }
 

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
@@ -135,5 +136,63 @@ func usersFlow(t *testing.T, s *uiSuite) {
 		waitJS(`!document.querySelector('tr[data-user="vicky"]')`, "the row gone"))
 	if st, _ := call(t, "POST", s.url+"/auth/simple/login", "", obj{"username": "vicky", "password": "Vicky-Pass-1234"}); st != http.StatusUnauthorized {
 		t.Errorf("a deleted user signing in: %d, want 401", st)
+	}
+}
+
+// groupsFlow makes a group with a member on the groups page; the group's
+// project Member role lets her create flags there and nowhere else, until
+// the group is deleted.
+func groupsFlow(t *testing.T, s *uiSuite) {
+	adminCall(t, s.url, "POST", "/api/admin/user-admin", obj{"username": "gina", "name": "Gina Grouped", "password": "Gina-Pass-1234", "rootRole": "Viewer"})
+	adminCall(t, s.url, "POST", "/api/admin/projects", obj{"id": "gproj", "name": "Group project"})
+	f := s.newFlow(t)
+	f.login("admin", s.password)
+	f.visit("/admin/groups", "Groups")
+	f.run("creating a group",
+		clickButton("New group"),
+		chromedp.WaitVisible(chromedp.CSS(`dialog input[name=name]`)),
+		typeInto(`dialog input[name=name]`, "release-team"),
+		typeInto(`dialog input[name=description]`, "Ships things"),
+		evalJS(`[...document.querySelectorAll('dialog label.check')].find(l => l.textContent.includes('Gina Grouped')).querySelector('input').click()`),
+		click(`dialog button[type=submit]`), chromedp.WaitNotPresent(chromedp.CSS("dialog")),
+		waitText(`tr[data-group="release-team"] td`, "Gina Grouped"))
+	f.screenshot("groups")
+	var groups struct {
+		Groups []struct {
+			ID    int `json:"id"`
+			Name  string
+			Users []struct {
+				User struct {
+					Username string `json:"username"`
+				} `json:"user"`
+			} `json:"users"`
+		} `json:"groups"`
+	}
+	json.Unmarshal(adminCall(t, s.url, "GET", "/api/admin/groups", nil), &groups)
+	id := 0
+	for _, g := range groups.Groups {
+		if g.Name == "release-team" && len(g.Users) == 1 && g.Users[0].User.Username == "gina" {
+			id = g.ID
+		}
+	}
+	if id == 0 {
+		t.Fatalf("the API shows %+v", groups)
+	}
+	adminCall(t, s.url, "POST", "/api/admin/projects/gproj/access", obj{"roles": []int{5}, "groups": []obj{{"id": id}}, "users": []obj{}})
+
+	g := s.newFlow(t)
+	g.login("gina", "Gina-Pass-1234")
+	if st := g.fetchJSON("POST", "/api/admin/projects/gproj/features", obj{"name": "gina-flag"}); st != http.StatusCreated {
+		t.Errorf("a group's project Member creating a flag there: %d, want 201", st)
+	}
+	if st := g.fetchJSON("POST", "/api/admin/projects/default/features", obj{"name": "gina-elsewhere"}); st != http.StatusForbidden {
+		t.Errorf("creating a flag in another project: %d, want 403", st)
+	}
+	f.run("deleting the group",
+		click(`button[aria-label="Delete group release-team"]`),
+		click(`dialog button.danger`),
+		waitJS(`!document.querySelector('tr[data-group="release-team"]')`, "the row gone"))
+	if st := g.fetchJSON("POST", "/api/admin/projects/gproj/features", obj{"name": "gina-flag-2"}); st != http.StatusForbidden {
+		t.Errorf("after the group is gone: %d, want 403", st)
 	}
 }

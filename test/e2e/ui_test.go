@@ -184,6 +184,11 @@ func TestUI(t *testing.T) {
 		usersFlow(t, s)
 	})
 
+	t.Run("groups: a member gets the group's project role until it is deleted", func(t *testing.T) {
+		t.Parallel()
+		groupsFlow(t, s)
+	})
+
 	t.Run("archive and revive", func(t *testing.T) {
 		t.Parallel()
 		archiveFlow(t, s)

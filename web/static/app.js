@@ -27,6 +27,7 @@ const routes = [
   { re: /^\/environments$/, page: 'environments' },
   { re: /^\/admin\/api-tokens$/, page: 'tokens' },
   { re: /^\/admin\/users$/, page: 'users' },
+  { re: /^\/admin\/groups$/, page: 'groups' },
   { re: /^\/profile$/, page: 'profile' },
 ];
 
@@ -40,6 +41,7 @@ const nav = [
   ['/playground', 'Playground'],
   ['/admin/api-tokens', 'API tokens', () => can('READ_API_TOKEN') || can('CREATE_API_TOKEN')],
   ['/admin/users', 'Users', () => can('ADMIN')],
+  ['/admin/groups', 'Groups', () => can('ADMIN')],
 ];
 
 const root = document.getElementById('app');
