@@ -61,6 +61,7 @@ type Edge struct {
 	validations *prometheus.CounterVec
 	// bootstrapStamp tells whether the offline bootstrap file changed.
 	bootstrapStamp string
+	oas            *oasDoc // nil unless EnableOAS
 	// pretrusted are the legacy keys served without the upstream's word.
 	pretrusted map[string]bool
 	// savedTokens is the token backup last written (guarded by mu).
@@ -137,6 +138,13 @@ func NewEdge(cfg EdgeConfig) (*Edge, error) {
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "signalbox_edge_unknown_tokens_cached", Help: "Refused tokens remembered so they are not asked about again."},
 			func() float64 { return float64(e.negative.len()) }),
 	)
+	if cfg.EnableOAS {
+		doc, err := newOASDocFrom(edgeOpenAPIDoc, "Signalbox Edge", cfg.BasePath, DefaultClientKeysHeaderName)
+		if err != nil {
+			return nil, err
+		}
+		e.oas = doc
+	}
 	httpMetrics, err := httpx.HTTPMetrics(e.reg)
 	if err != nil {
 		return nil, err

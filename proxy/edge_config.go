@@ -68,6 +68,9 @@ type EdgeConfig struct {
 	// InstanceID identifies the node upstream (INSTANCE_ID); generated
 	// when empty.
 	InstanceID string
+	// EnableOAS serves the node's OpenAPI document at /docs/openapi.json
+	// and the Swagger UI at /docs/openapi/ (ENABLE_OAS).
+	EnableOAS bool
 	// DisableAllEndpoint turns off /api/frontend/all and /api/proxy/all
 	// (DISABLE_ALL_ENDPOINT).
 	DisableAllEndpoint bool

@@ -46,12 +46,20 @@ func (e *Edge) route(w http.ResponseWriter, r *http.Request) {
 		notFound(w)
 		return
 	}
+	if e.oas != nil && (rest == routeOASUI || strings.HasPrefix(rest, routeOASUI+"/")) {
+		e.serveDocs(w, r, rest)
+		return
+	}
 	if len(rest) > 1 && rest[len(rest)-1] == '/' {
 		rest = rest[:len(rest)-1]
 	}
 	get := r.Method == http.MethodGet || r.Method == http.MethodHead
 	post := r.Method == http.MethodPost
 	switch {
+	case rest == routeOASJSON && get && e.oas != nil:
+		r.Pattern = "GET " + routeOASJSON
+		writeJSON(w, r, e.oas.json, false)
+		return
 	case rest == "/internal-backstage/health" && get:
 		r.Pattern = "GET /internal-backstage/health"
 		writeJSONValue(w, http.StatusOK, map[string]string{"status": "OK"})
@@ -316,4 +324,18 @@ func queryOf(r *http.Request) string {
 		return ""
 	}
 	return "?" + r.URL.RawQuery
+}
+
+// serveDocs serves the Swagger UI as the proxy does.
+func (e *Edge) serveDocs(w http.ResponseWriter, r *http.Request, path string) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		notFound(w)
+		return
+	}
+	r.Pattern = "GET " + routeOASUI
+	if path == routeOASUI {
+		http.Redirect(w, r, e.cfg.BasePath+routeOASUI+"/", http.StatusMovedPermanently)
+		return
+	}
+	e.oas.ui.ServeHTTP(w, r)
 }

@@ -193,3 +193,45 @@ func TestEdgeOffline(t *testing.T) {
 		t.Errorf("after a broken file: %d %s", st, body)
 	}
 }
+
+// The OpenAPI document names every path the node serves, and nothing else.
+func TestEdgeOpenAPICoversRoutes(t *testing.T) {
+	var doc struct {
+		Paths map[string]map[string]any `json:"paths"`
+	}
+	if err := json.Unmarshal(edgeOpenAPIDoc, &doc); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]bool{"/edge/validate": true, "/api/client/streaming": true, "/api/client/delta": true, "/api/client/metrics/bulk": true}
+	for p := range edgeRoutes {
+		want[p] = true
+	}
+	for _, one := range singleFlagPaths {
+		want[one.prefix+"{name}"] = true
+	}
+	for _, p := range []string{"health", "ready", "tokens", "features", "metrics"} {
+		want["/internal-backstage/"+p] = true
+	}
+	for p := range want {
+		if _, ok := doc.Paths[p]; !ok {
+			t.Errorf("%s is served but not documented", p)
+		}
+	}
+	for p := range doc.Paths {
+		if !want[p] {
+			t.Errorf("%s is documented but not served", p)
+		}
+	}
+
+	e, err := NewEdge(EdgeConfig{UpstreamURL: "http://127.0.0.1:9", EnableOAS: true, BasePath: "/edge", Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for path, status := range map[string]int{"/edge/docs/openapi.json": 200, "/edge/docs/openapi/": 200, "/edge/docs/openapi": 301} {
+		rec := httptest.NewRecorder()
+		e.Handler().ServeHTTP(rec, httptest.NewRequest("GET", path, nil))
+		if rec.Code != status {
+			t.Errorf("GET %s: %d, want %d", path, rec.Code, status)
+		}
+	}
+}

@@ -17,6 +17,11 @@ import (
 //go:embed openapi.json
 var openAPIDoc []byte
 
+// edgeOpenAPIDoc describes the endpoints of Edge mode.
+//
+//go:embed edge_openapi.json
+var edgeOpenAPIDoc []byte
+
 // oasDoc is the OpenAPI document and the Swagger UI, both served from the
 // binary: the UI's assets are embedded, so it works offline.
 type oasDoc struct {
@@ -25,8 +30,14 @@ type oasDoc struct {
 }
 
 func newOASDoc(base, keyHeader string) (*oasDoc, error) {
+	return newOASDocFrom(openAPIDoc, "Signalbox proxy", base, keyHeader)
+}
+
+// newOASDocFrom serves the document raw under base, naming keyHeader as
+// the header of its API keys.
+func newOASDocFrom(raw []byte, title, base, keyHeader string) (*oasDoc, error) {
 	var doc map[string]any
-	if err := json.Unmarshal(openAPIDoc, &doc); err != nil {
+	if err := json.Unmarshal(raw, &doc); err != nil {
 		return nil, fmt.Errorf("openapi document: %w", err)
 	}
 	server := base
@@ -50,7 +61,7 @@ func newOASDoc(base, keyHeader string) (*oasDoc, error) {
 	}
 	return &oasDoc{
 		json: b,
-		ui:   httpx.SecureDocs(v5emb.New("Signalbox proxy", base+routeOASJSON, base+routeOASUI+"/"), base+routeOASUI+"/"),
+		ui:   httpx.SecureDocs(v5emb.New(title, base+routeOASJSON, base+routeOASUI+"/"), base+routeOASUI+"/"),
 	}, nil
 }
 
