@@ -16,6 +16,7 @@ var uiPages = []string{
 	"GET /projects",
 	"GET /projects/{projectId}",
 	"GET /projects/{projectId}/features/{featureName}",
+	"GET /projects/{projectId}/health",
 	"GET /archive",
 	"GET /events",
 	"GET /playground",

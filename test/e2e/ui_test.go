@@ -189,6 +189,11 @@ func TestUI(t *testing.T) {
 		groupsFlow(t, s)
 	})
 
+	t.Run("project health and lead time as the API reports them", func(t *testing.T) {
+		t.Parallel()
+		healthFlow(t, s)
+	})
+
 	t.Run("archive and revive", func(t *testing.T) {
 		t.Parallel()
 		archiveFlow(t, s)

@@ -19,6 +19,7 @@ const routes = [
   { re: /^\/projects$/, page: 'projects' },
   { re: /^\/projects\/([^/]+)$/, page: 'project' },
   { re: /^\/projects\/([^/]+)\/features\/([^/]+)$/, page: 'feature' },
+  { re: /^\/projects\/([^/]+)\/health$/, page: 'health' },
   { re: /^\/archive$/, page: 'archive' },
   { re: /^\/events$/, page: 'events' },
   { re: /^\/playground$/, page: 'playground' },

@@ -115,7 +115,9 @@ export async function render(main, [projectId]) {
     h('p', { class: 'crumbs' }, h('a', { href: '/projects' }, 'Projects'), ' / '),
     h('div', { class: 'page-head' },
       h('h1', null, project.name),
-      h('div', { class: 'row-actions' }, can('UPDATE_PROJECT') && h('button', { type: 'button', onclick: async () => {
+      h('div', { class: 'row-actions' },
+        h('a', { class: 'button', href: `/projects/${enc(projectId)}/health` }, 'Health and lead time'),
+        can('UPDATE_PROJECT') && h('button', { type: 'button', onclick: async () => {
         if (await projectEnvironments(projectId, envs.environments || [], projectEnvs)) navigate(location.pathname, { replace: true });
       } }, 'Environments'),
       can('CREATE_FEATURE') && h('button', { type: 'button', class: 'primary', onclick: async () => {
