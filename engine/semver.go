@@ -11,11 +11,20 @@ type version struct {
 	pre                 string // "" when there is no pre-release
 }
 
+// maxSemverLen is the longest version string accepted: node-semver, which
+// the Unleash SDKs and server use, refuses longer ones, so a SEMVER
+// constraint on such a context value is never met there either.
+const maxSemverLen = 256
+
 // parseSemver parses strictly: MAJOR.MINOR.PATCH[-pre][+build], no leading
-// "v", no leading zeros, no missing parts. (node-semver would also take a
-// "v" prefix; the client specification requires rejecting it.)
+// "v", no leading zeros, no missing parts, at most maxSemverLen bytes.
+// (node-semver would also take a "v" prefix; the client specification
+// requires rejecting it.)
 func parseSemver(s string) (version, bool) {
 	var v version
+	if len(s) > maxSemverLen {
+		return v, false
+	}
 	core, build, hasBuild := strings.Cut(s, "+")
 	if hasBuild && !validIdentifiers(build, false) {
 		return v, false

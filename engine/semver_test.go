@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/Masterminds/semver/v3"
@@ -8,10 +9,11 @@ import (
 
 func TestParseSemver(t *testing.T) {
 	valid := []string{"0.0.0", "1.2.3", "10.20.30", "1.0.0-alpha", "1.0.0-alpha.1", "1.0.0-0.3.7",
-		"1.0.0-x.7.z.92", "1.0.0+20130313144700", "1.0.0-beta+exp.sha.5114f85", "1.0.0-x-y-z.--"}
+		"1.0.0-x.7.z.92", "1.0.0+20130313144700", "1.0.0-beta+exp.sha.5114f85", "1.0.0-x-y-z.--",
+		"1.0.0+" + strings.Repeat("0", 250)}
 	invalid := []string{"", "1", "1.2", "1.2.3.4", "v1.2.3", "01.2.3", "1.02.3", "1.2.03", "1.2.3-",
 		"1.2.3+", "1.2.3-01", "1.2.3-a..b", "1.2.3-a_b", " 1.2.3", "1.2.3 ", "not a semver",
-		"99999999999999999999.0.0", "-1.2.3", "1.2.-3"}
+		"99999999999999999999.0.0", "-1.2.3", "1.2.-3", "1.0.0+" + strings.Repeat("0", 251)}
 	for _, s := range valid {
 		if _, ok := parseSemver(s); !ok {
 			t.Errorf("parseSemver(%q) rejected a valid version", s)
