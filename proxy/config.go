@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/signalbox/signalbox/answer"
 	"github.com/signalbox/signalbox/engine"
 	"github.com/signalbox/signalbox/internal/clientip"
 )
@@ -21,7 +22,7 @@ const (
 	DefaultMetricsInterval      = 30 * time.Second
 	DefaultClientKeysHeaderName = "authorization"
 	DefaultLogLevel             = "warn"
-	DefaultCORSMaxAge           = 172800
+	DefaultCORSMaxAge           = answer.DefaultCORSMaxAge
 	DefaultMaxBodyBytes         = 1 << 20
 	DefaultUpstreamTimeout      = 10 * time.Second
 )
@@ -160,33 +161,9 @@ type Tag struct {
 	Name, Value string
 }
 
-// CORS holds the cors.* options. Zero values mean the defaults.
-type CORS struct {
-	// Origin lists the allowed origins (cors.origin, CORS_ORIGIN, default *).
-	Origin []string
-	// Methods lists the allowed methods (cors.methods, CORS_METHODS,
-	// default GET, POST).
-	Methods []string
-	// AllowedHeaders lists the allowed request headers
-	// (cors.allowedHeaders, CORS_ALLOWED_HEADERS); empty echoes what the
-	// preflight asks for, as the reference does.
-	AllowedHeaders []string
-	// ExposedHeaders lists the headers scripts may read
-	// (cors.exposedHeaders, CORS_EXPOSED_HEADERS, default ETag).
-	ExposedHeaders []string
-	// Credentials allows credentials (cors.credentials, CORS_CREDENTIALS).
-	Credentials bool
-	// MaxAge is how many seconds a preflight may be cached (cors.maxAge,
-	// CORS_MAX_AGE, default 172800); negative sends 0.
-	MaxAge int
-	// OptionsSuccessStatus answers a passing preflight
-	// (cors.optionsSuccessStatus, CORS_OPTIONS_SUCCESS_STATUS, default 204).
-	OptionsSuccessStatus int
-	// PreflightContinue hands preflights on to the routes
-	// (cors.preflightContinue, CORS_PREFLIGHT_CONTINUE); they have none, so
-	// such a preflight gets 404 after its CORS headers, as in Express.
-	PreflightContinue bool
-}
+// CORS holds the cors.* options (see answer.CORS): the proxy's browser
+// answers and the server's frontend API share one CORS implementation.
+type CORS = answer.CORS
 
 // HTTPOptions holds the httpOptions.* options.
 type HTTPOptions struct {
@@ -356,7 +333,7 @@ func (c Config) withDefaults() Config {
 		c.SDKVersion = "signalbox-proxy:dev"
 	}
 	if c.AnswerCacheBytes == 0 {
-		c.AnswerCacheBytes = DefaultAnswerCacheBytes
+		c.AnswerCacheBytes = answer.DefaultCacheBytes
 	}
 	c.ServiceURL = strings.TrimRight(strings.TrimSpace(c.ServiceURL), "/")
 	c.ProxyBasePath = normalizeBasePath(c.ProxyBasePath)

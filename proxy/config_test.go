@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/signalbox/signalbox/answer"
 	"github.com/signalbox/signalbox/internal/clientip"
 )
 
@@ -179,7 +180,7 @@ func TestDefaults(t *testing.T) {
 		ClientKeysHeaderName: "authorization", LogLevel: "warn", MaxBodyBytes: 1 << 20, UpstreamTimeout: 10 * time.Second,
 		SDKVersion: "signalbox-proxy:dev",
 	}
-	want.AnswerCacheBytes = DefaultAnswerCacheBytes
+	want.AnswerCacheBytes = answer.DefaultCacheBytes
 	if diff := cmp.Diff(want, c, cmpopts.IgnoreUnexported(clientip.Trust{})); diff != "" {
 		t.Errorf("defaults (-want +got):\n%s", diff)
 	}

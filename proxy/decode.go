@@ -9,8 +9,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/signalbox/signalbox/answer"
 	"github.com/signalbox/signalbox/clientapi"
-	"github.com/signalbox/signalbox/engine"
 	"github.com/signalbox/signalbox/internal/apierr"
 	"github.com/signalbox/signalbox/internal/httpx"
 )
@@ -36,6 +36,12 @@ func (e *requestError) Error() string { return e.msg }
 func invalid(path, keyword, msg string) *requestError {
 	return &requestError{status: http.StatusBadRequest, msg: "Request validation failed",
 		validation: []validationItem{{Keyword: keyword, DataPath: path, Message: msg}}}
+}
+
+// fieldError is a lookup body's shape problem as the reference's
+// validation answer.
+func fieldError(fe *answer.FieldError) *requestError {
+	return invalid(fe.DataPath, fe.Keyword, fe.Message)
 }
 
 // decodeBody decodes a JSON body into dst. An empty body is not an error:
@@ -68,33 +74,6 @@ func decodeJSONBody(w http.ResponseWriter, r *http.Request, dst any, limit int64
 		re.status, re.msg = http.StatusBadRequest, "the request body could not be read"
 	}
 	return false, re
-}
-
-// lookupRequest is the body of POST /proxy and /proxy/all. Its members
-// decode themselves (see jsonscan.go) and keep shape problems for parse.
-type lookupRequest struct {
-	Context jsonContext `json:"context"`
-	Toggles jsonToggles `json:"toggles"`
-}
-
-// parse returns the context and the toggles list (nil when absent, null or
-// empty, which all mean "every enabled flag").
-func (l *lookupRequest) parse() (engine.Context, []string, *requestError) {
-	if l.Context.err != nil {
-		return engine.Context{}, nil, l.Context.err
-	}
-	if l.Toggles.err != nil {
-		return engine.Context{}, nil, l.Toggles.err
-	}
-	return l.Context.b.context(), l.Toggles.names, nil
-}
-
-func isKnownField(name string) bool {
-	switch name {
-	case fieldUserID, fieldSessionID, fieldRemoteAddress, fieldEnvironment, fieldAppName, fieldCurrentTime:
-		return true
-	}
-	return false
 }
 
 // kind is the first byte of a JSON value, 'n' for null, 0 when absent.

@@ -21,6 +21,7 @@ import (
 	"golang.org/x/sync/singleflight"
 	"golang.org/x/time/rate"
 
+	"github.com/signalbox/signalbox/answer"
 	"github.com/signalbox/signalbox/clientapi"
 	"github.com/signalbox/signalbox/internal/httpx"
 )
@@ -151,7 +152,7 @@ func NewEdge(cfg EdgeConfig) (*Edge, error) {
 	}
 	e.handler = httpx.Chain(http.HandlerFunc(e.route),
 		httpx.RequestID(),
-		newCORS(cfg.CORS).handler,
+		answer.CORSMiddleware(cfg.CORS),
 		httpx.Recover(log),
 		httpx.AccessLog(log),
 		httpMetrics,

@@ -7,7 +7,8 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
-	"unicode/utf8"
+
+	"github.com/signalbox/signalbox/answer"
 )
 
 // FuzzRequestDecoding drives the GET query parser and the POST body
@@ -39,11 +40,11 @@ func FuzzRequestDecoding(f *testing.F) {
 
 	f.Fuzz(func(t *testing.T, query, body string) {
 		// The context parser on its own, without HTTP's own checks.
-		ctx := contextFromQuery(query)
+		ctx := answer.ContextFromQuery(query)
 		_ = ctx
-		var lr lookupRequest
+		var lr answer.Lookup
 		if json.Unmarshal([]byte(body), &lr) == nil {
-			_, _, _ = lr.parse()
+			_, _, _ = lr.Parse()
 		}
 		var mr metricsRequest
 		if json.Unmarshal([]byte(body), &mr) == nil {
@@ -91,28 +92,4 @@ func newRawRequest(method, path, rawQuery, body string) *http.Request {
 		r.Header.Set("Content-Type", "application/json")
 	}
 	return r
-}
-
-// FuzzAppendString checks the hand-written JSON string encoder against
-// encoding/json: both must decode to the same string.
-func FuzzAppendString(f *testing.F) {
-	for _, s := range []string{"", "plain", `quote " back \ slash`, "ctl \x00\x01\x1f\t\n\r", "<html>&amp;", "\u2028\u2029", "\xff\xfe bad", "ünïcödé 😀"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		got := appendString(nil, s)
-		var back string
-		if err := json.Unmarshal(got, &back); err != nil {
-			t.Fatalf("appendString(%q) = %s: not JSON: %v", s, got, err)
-		}
-		want, _ := json.Marshal(s)
-		var wantBack string
-		_ = json.Unmarshal(want, &wantBack)
-		if back != wantBack {
-			t.Fatalf("appendString(%q) decodes to %q, encoding/json to %q", s, back, wantBack)
-		}
-		if !utf8.Valid(got) {
-			t.Fatalf("appendString(%q) is not UTF-8", s)
-		}
-	})
 }

@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"net/http"
 	"strconv"
-	"strings"
 
+	"github.com/signalbox/signalbox/answer"
 	"github.com/signalbox/signalbox/clientapi"
 	"github.com/signalbox/signalbox/engine"
 )
@@ -34,7 +34,7 @@ func (p *Proxy) getToggles(w http.ResponseWriter, r *http.Request, st *state, al
 		unauthorized(w)
 		return
 	}
-	ctx := contextFromQuery(r.URL.RawQuery)
+	ctx := answer.ContextFromQuery(r.URL.RawQuery)
 	madeUp := p.finishContext(&ctx, r, true)
 	p.evaluateAndWrite(w, r, st, &ctx, nil, all, !madeUp)
 }
@@ -46,14 +46,14 @@ func (p *Proxy) postToggles(w http.ResponseWriter, r *http.Request, st *state, a
 		unauthorized(w)
 		return
 	}
-	var body lookupRequest
+	var body answer.Lookup
 	if _, rerr := p.decodeBody(w, r, &body); rerr != nil {
 		writeRequestError(w, rerr)
 		return
 	}
-	ctx, toggles, rerr := body.parse()
-	if rerr != nil {
-		writeRequestError(w, rerr)
+	ctx, toggles, ferr := body.Parse()
+	if ferr != nil {
+		writeRequestError(w, fieldError(ferr))
 		return
 	}
 	madeUp := p.finishContext(&ctx, r, len(toggles) == 0)
@@ -64,47 +64,12 @@ func (p *Proxy) postToggles(w http.ResponseWriter, r *http.Request, st *state, a
 // enabled flag) and writes the answer; evaluations of a toggles list are
 // counted in the metrics.
 func (p *Proxy) evaluateAndWrite(w http.ResponseWriter, r *http.Request, st *state, ctx *engine.Context, names []string, all, cacheable bool) {
-	st.answers.write(w, r, ctx, names, all, cacheable, p.usage.countResults)
+	st.answers.WriteCounting(w, r, ctx, names, all, cacheable, p.usage.countResults)
 }
 
-// writeJSON writes a 200 JSON answer with a weak ETag, answering 304 when
-// a GET or HEAD already holds it (Express's freshness check ignores
-// If-None-Match on other methods, and so do we).
+// writeJSON writes a 200 JSON answer with a weak ETag (see answer.WriteJSON).
 func writeJSON(w http.ResponseWriter, r *http.Request, body []byte, cacheable bool) {
-	writeJSONTagged(w, r, body, weakETag(body), cacheable)
-}
-
-// writeJSONTagged is writeJSON with the body's ETag already computed.
-func writeJSONTagged(w http.ResponseWriter, r *http.Request, body []byte, etag string, cacheable bool) {
-	h := w.Header()
-	h["Etag"] = []string{etag}
-	if cacheable {
-		h["Cache-Control"] = hdrCacheControl
-	}
-	h["Vary"] = append(h["Vary"], "Accept-Encoding")
-	if (r.Method == http.MethodGet || r.Method == http.MethodHead) && etagMatches(r.Header["If-None-Match"], etag) {
-		w.WriteHeader(http.StatusNotModified)
-		return
-	}
-	h["Content-Type"] = hdrJSON
-	h["Content-Length"] = []string{strconv.Itoa(len(body))}
-	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write(body)
-}
-
-// etagMatches applies If-None-Match with the weak comparison: "*" or any
-// listed tag equal to etag once W/ is ignored.
-func etagMatches(values []string, etag string) bool {
-	want := strings.TrimPrefix(etag, "W/")
-	for _, v := range values {
-		for tag := range strings.SplitSeq(v, ",") {
-			tag = strings.TrimSpace(tag)
-			if tag == "*" || strings.TrimPrefix(tag, "W/") == want {
-				return true
-			}
-		}
-	}
-	return false
+	answer.WriteJSON(w, r, body, cacheable)
 }
 
 // authorized reports whether the request carries a client key in the
@@ -202,9 +167,9 @@ func (p *Proxy) clientFeatures(w http.ResponseWriter, r *http.Request, st *state
 func health(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	h["Content-Type"] = hdrHTML
-	etag := weakETag([]byte("ok"))
+	etag := answer.ETag([]byte("ok"))
 	h["Etag"] = []string{etag}
-	if etagMatches(r.Header["If-None-Match"], etag) {
+	if answer.ETagMatches(r.Header["If-None-Match"], etag) {
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}
@@ -257,7 +222,7 @@ func writeErrorBody(w http.ResponseWriter, status int, body errorBody) {
 // when it is on for the context from the query, 404 otherwise (off or
 // unknown), as Unleash Edge does.
 func (p *Proxy) oneToggle(w http.ResponseWriter, r *http.Request, st *state, name string) {
-	ctx := contextFromQuery(r.URL.RawQuery)
+	ctx := answer.ContextFromQuery(r.URL.RawQuery)
 	p.finishContext(&ctx, r, true)
 	res := st.snap.Evaluate(name, &ctx)
 	p.usage.countResults([]engine.Result{res})
@@ -265,10 +230,7 @@ func (p *Proxy) oneToggle(w http.ResponseWriter, r *http.Request, st *state, nam
 		notFound(w)
 		return
 	}
-	bp := getBuf()
-	*bp = appendToggle((*bp)[:0], &res, st.answers.payloads)
-	writeJSON(w, r, *bp, false)
-	putBuf(bp)
+	st.answers.WriteToggle(w, r, &res)
 }
 
 // oneFeature answers the client API's single-flag path from the raw

@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/signalbox/signalbox/answer"
 	"github.com/signalbox/signalbox/clientapi"
 	"github.com/signalbox/signalbox/engine"
 	"github.com/signalbox/signalbox/internal/httpx"
@@ -91,7 +92,7 @@ type state struct {
 	// built only when server-side tokens are configured.
 	features []byte
 	// answers evaluates and encodes answers for this configuration.
-	answers *Answers
+	answers *answer.Writer
 }
 
 // New checks cfg and builds a proxy. It does no I/O: the backup is read and
@@ -143,7 +144,7 @@ func New(cfg Config) (*Proxy, error) {
 	}
 	p.handler = httpx.Chain(http.HandlerFunc(p.route),
 		httpx.RequestID(),
-		newCORS(cfg.CORS).handler,
+		answer.CORSMiddleware(cfg.CORS),
 		httpx.Recover(log),
 		httpx.AccessLog(log),
 		httpMetrics,
@@ -210,7 +211,7 @@ func (p *Proxy) install(payload *clientapi.Features, src source) bool {
 	}
 	payload = p.filter(payload)
 	snap := engine.Compile(payload, p.engineOpts)
-	st := &state{snap: snap, source: src, answers: NewAnswersCached(snap, payload, p.cfg.AnswerCacheBytes)}
+	st := &state{snap: snap, source: src, answers: answer.New(snap, payload, p.cfg.AnswerCacheBytes)}
 	if len(p.serverTokens) > 0 {
 		b, err := json.Marshal(payload)
 		if err != nil {

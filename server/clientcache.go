@@ -12,9 +12,9 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/signalbox/signalbox/answer"
 	"github.com/signalbox/signalbox/clientapi"
 	"github.com/signalbox/signalbox/engine"
-	"github.com/signalbox/signalbox/proxy"
 	"github.com/signalbox/signalbox/store"
 )
 
@@ -83,7 +83,7 @@ type clientPayload struct {
 	// answers evaluates the payload for the frontend API, with the proxy's
 	// encoder and answer cache; built on first use.
 	answersOnce sync.Once
-	answers     *proxy.Answers
+	answers     *answer.Writer
 	snapshot    *engine.Snapshot // what answers evaluates with
 	// flags maps each flag name of the payload to itself (the payload's
 	// string), for counting SDK metrics; built on first use.
@@ -97,10 +97,10 @@ func (p *clientPayload) size() int64 {
 	return int64(2*len(p.body) + len(p.gzipped))
 }
 
-func (p *clientPayload) frontendAnswers() *proxy.Answers {
+func (p *clientPayload) frontendAnswers() *answer.Writer {
 	p.answersOnce.Do(func() {
 		p.snapshot = engine.Compile(p.features, engine.Options{})
-		p.answers = proxy.NewAnswers(p.snapshot, p.features)
+		p.answers = answer.New(p.snapshot, p.features, answer.DefaultCacheBytes)
 	})
 	return p.answers
 }

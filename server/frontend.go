@@ -4,38 +4,38 @@ import (
 	"errors"
 	"net/http"
 
+	"github.com/signalbox/signalbox/answer"
 	"github.com/signalbox/signalbox/engine"
 	"github.com/signalbox/signalbox/internal/apierr"
 	"github.com/signalbox/signalbox/internal/httpx"
-	"github.com/signalbox/signalbox/proxy"
 	"github.com/signalbox/signalbox/store"
 )
 
 // The frontend API answers browser SDKs with evaluated flags for one
-// context, exactly as the proxy does: it reads the context with the proxy's
-// decoders (query and body) and uses the proxy's answer writer (proxy.Answers) over the same cached
-// payload the client API serves.
+// context, exactly as the proxy does: both read the context and write the
+// answer through package answer, here over the same cached payload the
+// client API serves.
 
 func (s *Server) handleFrontendGet(w http.ResponseWriter, r *http.Request, tok *store.APIToken) error {
-	ctx := proxy.ContextFromQuery(r.URL.RawQuery)
+	ctx := answer.ContextFromQuery(r.URL.RawQuery)
 	return s.answerFrontend(w, r, tok, &ctx, nil, false)
 }
 
 func (s *Server) handleFrontendAll(w http.ResponseWriter, r *http.Request, tok *store.APIToken) error {
-	ctx := proxy.ContextFromQuery(r.URL.RawQuery)
+	ctx := answer.ContextFromQuery(r.URL.RawQuery)
 	return s.answerFrontend(w, r, tok, &ctx, nil, true)
 }
 
-// handleFrontendPost reads the body with the proxy's decoder, so that a
+// handleFrontendPost reads the body with the proxy's decoder (answer.Lookup), so that a
 // body gives the same context here as on the proxy's POST /proxy.
 func (s *Server) handleFrontendPost(w http.ResponseWriter, r *http.Request, tok *store.APIToken) error {
-	var body proxy.LookupBody
+	var body answer.Lookup
 	if err := httpx.DecodeJSON(w, r, &body, maxBody); err != nil && !errors.Is(err, httpx.ErrEmptyBody) {
 		return err
 	}
 	ctx, toggles, ferr := body.Parse()
 	if ferr != nil {
-		return apierr.Invalid(ferr.Path, "%s", ferr.Message)
+		return apierr.Invalid(ferr.Member(), "%s", ferr.Message)
 	}
 	return s.answerFrontend(w, r, tok, &ctx, toggles, r.URL.Path == "/api/frontend/all")
 }

@@ -11,9 +11,9 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/signalbox/signalbox/answer"
 	"github.com/signalbox/signalbox/internal/apierr"
 	"github.com/signalbox/signalbox/internal/httpx"
-	"github.com/signalbox/signalbox/proxy"
 	"github.com/signalbox/signalbox/store"
 )
 
@@ -22,7 +22,7 @@ import (
 // instance setting, POST /api/admin/ui-config/cors). Until an admin saves
 // the setting, Config.FrontendAPIOrigins applies (default "*"). As in
 // Unleash, "*" in the list, or an empty list, allows every origin. The CORS
-// answers are the proxy's (proxy.CORSMiddleware): preflights for
+// answers are the proxy's (answer.CORSMiddleware): preflights for
 // /api/frontend and every path below it answer 204 with the allowed
 // methods (GET, POST), whatever request headers the preflight asks for
 // (Authorization, Content-Type, If-None-Match, the unleash-* headers),
@@ -140,7 +140,7 @@ type frontendCORSPolicy struct {
 }
 
 func newFrontendCORSPolicy(origins []string) *frontendCORSPolicy {
-	return &frontendCORSPolicy{origins: origins, wrap: proxy.CORSMiddleware(proxy.CORS{
+	return &frontendCORSPolicy{origins: origins, wrap: answer.CORSMiddleware(answer.CORS{
 		Origin:         slices.Clone(origins),
 		Methods:        []string{http.MethodGet, http.MethodPost},
 		ExposedHeaders: []string{"ETag"},

@@ -37,6 +37,19 @@ func TestDependencyDirection(t *testing.T) {
 			ours:      nil,
 			forbidden: []string{"net/http", "database/sql"},
 		},
+		{
+			// The answer writer is shared by the proxy and the server's
+			// frontend API; it sits below both.
+			pkg:       module + "/answer",
+			ours:      []string{module + "/engine", module + "/clientapi"},
+			forbidden: []string{"database/sql"},
+		},
+		{
+			// The UI is static files; its pages reach the server only
+			// through the admin API.
+			pkg:  module + "/web",
+			ours: nil,
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.pkg, func(t *testing.T) {
@@ -83,5 +96,34 @@ func TestMigrateWritesThroughTheStore(t *testing.T) {
 		if d == module+"/server" || strings.HasPrefix(d, module+"/server/") {
 			t.Errorf("migrate imports %s", d)
 		}
+	}
+}
+
+// TestNoImports lists imports that would bend the arrows of the layout:
+// the server and the proxy are siblings sharing package answer; only cmd/
+// picks a database for the server; the store knows nothing of HTTP or of
+// the server above it.
+func TestNoImports(t *testing.T) {
+	tests := []struct {
+		pkg       string
+		forbidden []string
+	}{
+		{module + "/server", []string{module + "/proxy", module + "/store/sqlstore", module + "/migrate"}},
+		{module + "/proxy", []string{module + "/server", module + "/migrate"}},
+		{module + "/store", []string{module + "/server", module + "/proxy", "net/http"}},
+		// (sqlstore reaches net/http only through its drivers.)
+		{module + "/store/sqlstore", []string{module + "/server", module + "/proxy"}},
+		{module + "/web", []string{module + "/server", module + "/store"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.pkg, func(t *testing.T) {
+			for _, d := range deps(t, tt.pkg) {
+				for _, f := range tt.forbidden {
+					if d == f || strings.HasPrefix(d, f+"/") {
+						t.Errorf("%s imports %s, which it must not", tt.pkg, d)
+					}
+				}
+			}
+		})
 	}
 }

@@ -1,4 +1,4 @@
-package proxy
+package answer
 
 import (
 	"hash/maphash"
@@ -10,9 +10,10 @@ import (
 	"github.com/signalbox/signalbox/engine"
 )
 
-// DefaultAnswerCacheBytes bounds the answer cache of one configuration
-// when Config.AnswerCacheBytes is zero.
-const DefaultAnswerCacheBytes = 16 << 20
+// DefaultCacheBytes is a sensible bound for the answer cache of one
+// configuration: 16 MB holds a few hundred answers at 5,000 flags and
+// tens of thousands at 60.
+const DefaultCacheBytes = 16 << 20
 
 // answerEntryOverhead is what one entry costs besides its key and body
 // (the map node, the entry and its ETag), counted against the bound.

@@ -1,4 +1,4 @@
-package proxy
+package answer
 
 import (
 	"net/http"
@@ -7,6 +7,39 @@ import (
 
 	"github.com/rs/cors"
 )
+
+// CORS holds the options of the frontend API's CORS answers, named as
+// the reference proxy's cors.* settings. Zero values mean the defaults.
+type CORS struct {
+	// Origin lists the allowed origins (cors.origin, CORS_ORIGIN, default *).
+	Origin []string
+	// Methods lists the allowed methods (cors.methods, CORS_METHODS,
+	// default GET, POST).
+	Methods []string
+	// AllowedHeaders lists the allowed request headers
+	// (cors.allowedHeaders, CORS_ALLOWED_HEADERS); empty echoes what the
+	// preflight asks for, as the reference does.
+	AllowedHeaders []string
+	// ExposedHeaders lists the headers scripts may read
+	// (cors.exposedHeaders, CORS_EXPOSED_HEADERS, default ETag).
+	ExposedHeaders []string
+	// Credentials allows credentials (cors.credentials, CORS_CREDENTIALS).
+	Credentials bool
+	// MaxAge is how many seconds a preflight may be cached (cors.maxAge,
+	// CORS_MAX_AGE, default 172800); negative sends 0.
+	MaxAge int
+	// OptionsSuccessStatus answers a passing preflight
+	// (cors.optionsSuccessStatus, CORS_OPTIONS_SUCCESS_STATUS, default 204).
+	OptionsSuccessStatus int
+	// PreflightContinue hands preflights on to the routes
+	// (cors.preflightContinue, CORS_PREFLIGHT_CONTINUE); they have none, so
+	// such a preflight gets 404 after its CORS headers, as in Express.
+	PreflightContinue bool
+}
+
+// DefaultCORSMaxAge is how many seconds a preflight may be cached when
+// CORS.MaxAge is zero (two days, as the reference proxy has it).
+const DefaultCORSMaxAge = 172800
 
 // corsPolicy applies the cors.* options with rs/cors, adjusted where
 // Express's cors middleware, which the reference uses, answers differently:

@@ -1,4 +1,4 @@
-package proxy
+package answer
 
 import (
 	"bytes"
@@ -14,6 +14,15 @@ import (
 
 // referenceLookup decodes a lookup body the slow, obvious way with
 // encoding/json maps; the scanner must agree with it.
+// kind is the first byte of a JSON value, 'n' for null, 0 when absent.
+func kind(raw json.RawMessage) byte {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return 0
+	}
+	return raw[0]
+}
+
 func referenceLookup(body []byte) (ctx engine.Context, toggles []string, errPath string, ok bool) {
 	var top struct {
 		Context json.RawMessage `json:"context"`
@@ -139,7 +148,7 @@ func FuzzLookupScanner(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		var got lookupRequest
+		var got Lookup
 		if err := json.Unmarshal(body, &got); err != nil {
 			// Only bodies that are not objects fail here: the members
 			// never return errors.
@@ -155,10 +164,10 @@ func FuzzLookupScanner(f *testing.F) {
 		if !ok {
 			return
 		}
-		ctx, toggles, rerr := got.parse()
+		ctx, toggles, rerr := got.Parse()
 		gotErr := ""
 		if rerr != nil {
-			gotErr = rerr.validation[0].DataPath
+			gotErr = rerr.DataPath
 		}
 		if (gotErr == "") != (wantErr == "") {
 			t.Fatalf("%q: error %q, reference %q", body, gotErr, wantErr)

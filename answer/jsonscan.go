@@ -1,4 +1,4 @@
-package proxy
+package answer
 
 import (
 	"encoding/json"
@@ -132,7 +132,7 @@ func (s *scanner) members(fn func(name string)) {
 // become the reference's validation answer instead of a decode error.
 type jsonContext struct {
 	b   contextBuilder
-	err *requestError
+	err *FieldError
 }
 
 func (c *jsonContext) UnmarshalJSON(data []byte) error {
@@ -185,7 +185,7 @@ func (c *jsonContext) properties(s *scanner) {
 // jsonToggles is the "toggles" member of a lookup body: a list of names.
 type jsonToggles struct {
 	names []string
-	err   *requestError
+	err   *FieldError
 }
 
 func (t *jsonToggles) UnmarshalJSON(data []byte) error {

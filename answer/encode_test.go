@@ -1,4 +1,4 @@
-package proxy
+package answer
 
 import (
 	"bytes"
@@ -60,7 +60,7 @@ func TestWeakETag(t *testing.T) {
 	}{
 		{a, true}, {a[2:], true}, {"*", true}, {`W/"x", ` + a, true}, {`W/"x"`, false}, {"", false},
 	} {
-		if got := etagMatches([]string{tc.header}, a); got != tc.want {
+		if got := ETagMatches([]string{tc.header}, a); got != tc.want {
 			t.Errorf("If-None-Match %q: %v", tc.header, got)
 		}
 	}

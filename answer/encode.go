@@ -1,4 +1,4 @@
-package proxy
+package answer
 
 import (
 	"hash/crc32"

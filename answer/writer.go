@@ -1,0 +1,143 @@
+// Package answer writes the frontend API's evaluation answers: the toggles
+// document for one context, evaluated from an immutable engine snapshot,
+// encoded by appending bytes, and kept per context in a bounded cache.
+// The evaluation proxy and the server's frontend API both answer through
+// it, so the same configuration and context give the same bytes on
+// either. It also reads contexts the way both APIs accept them: from a
+// query string or from a lookup body.
+package answer
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/signalbox/signalbox/clientapi"
+	"github.com/signalbox/signalbox/engine"
+)
+
+// Writer evaluates frontend requests for one configuration and writes the
+// toggles answer: evaluation from the snapshot, hand-written JSON with
+// pre-encoded variant payloads, and the per-context answer cache. Keep one
+// per configuration; it is safe for concurrent use.
+type Writer struct {
+	snap     *engine.Snapshot
+	payloads payloadCache
+	cache    *answerCache
+}
+
+// New prepares answers for snap, compiled from payload, with an answer
+// cache bounded to cacheBytes (0 keeps no answers). Kept answers expire by
+// the snapshot's clock (engine.Options.Now).
+func New(snap *engine.Snapshot, payload *clientapi.Features, cacheBytes int64) *Writer {
+	return &Writer{snap: snap, payloads: newPayloadCache(payload), cache: newAnswerCache(cacheBytes, snap.Now)}
+}
+
+// CachedAnswers is how many answers the cache holds.
+func (a *Writer) CachedAnswers() int64 { return a.cache.len() }
+
+// Write evaluates the named flags (when names is not empty), every flag (all) or
+// every enabled flag, and writes the answer with a weak ETag (304 when a GET
+// already holds it). Whole-context answers are served from and kept in the
+// cache when cacheable and deterministic, for as long as the clock allows.
+func (a *Writer) Write(w http.ResponseWriter, r *http.Request, ctx *engine.Context, names []string, all, cacheable bool) {
+	a.WriteCounting(w, r, ctx, names, all, cacheable, nil)
+}
+
+// WriteCounting is Write; count, when set, sees the results of a toggles
+// list (the flags a client asked for by name, which usage metrics count).
+func (a *Writer) WriteCounting(w http.ResponseWriter, r *http.Request, ctx *engine.Context, names []string, all, cacheable bool, count func([]engine.Result)) {
+	var key string
+	if len(names) == 0 && cacheable && a.cache.maxBytes > 0 {
+		key = answerKey(ctx, all)
+		if c, ok := a.cache.get(key); ok {
+			WriteTagged(w, r, c.body, c.etag, true)
+			return
+		}
+	}
+	rp := getResults()
+	results := *rp
+	volatile := false
+	var window engine.Window
+	switch {
+	case len(names) > 0:
+		for _, name := range names {
+			results = append(results, a.snap.Evaluate(name, ctx))
+		}
+		if count != nil {
+			count(results)
+		}
+	case all:
+		results = a.snap.EvaluateAll(ctx, results)
+		volatile, window = stability(results)
+	default:
+		results, volatile, window = a.snap.EvaluateEnabled(ctx, results)
+	}
+	bp := getBuf()
+	*bp = appendToggles((*bp)[:0], results, a.payloads)
+	etag := weakETag(*bp)
+	if key != "" && !volatile {
+		a.cache.put(key, *bp, etag, window)
+	}
+	*rp = results
+	putResults(rp)
+	WriteTagged(w, r, *bp, etag, true)
+	putBuf(bp)
+}
+
+// WriteToggle writes one evaluated flag as a toggle document, never 304:
+// the single-flag path answers each request afresh.
+func (a *Writer) WriteToggle(w http.ResponseWriter, r *http.Request, res *engine.Result) {
+	bp := getBuf()
+	*bp = appendToggle((*bp)[:0], res, a.payloads)
+	WriteJSON(w, r, *bp, false)
+	putBuf(bp)
+}
+
+var (
+	hdrJSON         = []string{"application/json; charset=utf-8"}
+	hdrCacheControl = []string{"public, max-age=2"}
+)
+
+// WriteJSON writes a 200 JSON answer with a weak ETag, answering 304 when
+// a GET or HEAD already holds it and cacheable (Express's freshness check
+// ignores If-None-Match on other methods, and so do we).
+func WriteJSON(w http.ResponseWriter, r *http.Request, body []byte, cacheable bool) {
+	WriteTagged(w, r, body, weakETag(body), cacheable)
+}
+
+// ETag is the weak entity tag WriteJSON gives body.
+func ETag(body []byte) string { return weakETag(body) }
+
+// WriteTagged is WriteJSON with the body's ETag already computed.
+func WriteTagged(w http.ResponseWriter, r *http.Request, body []byte, etag string, cacheable bool) {
+	h := w.Header()
+	h["Etag"] = []string{etag}
+	if cacheable {
+		h["Cache-Control"] = hdrCacheControl
+	}
+	h["Vary"] = append(h["Vary"], "Accept-Encoding")
+	if (r.Method == http.MethodGet || r.Method == http.MethodHead) && ETagMatches(r.Header["If-None-Match"], etag) {
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	h["Content-Type"] = hdrJSON
+	h["Content-Length"] = []string{strconv.Itoa(len(body))}
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(body)
+}
+
+// ETagMatches applies If-None-Match with the weak comparison: "*" or any
+// listed tag equal to etag once W/ is ignored.
+func ETagMatches(values []string, etag string) bool {
+	want := strings.TrimPrefix(etag, "W/")
+	for _, v := range values {
+		for tag := range strings.SplitSeq(v, ",") {
+			tag = strings.TrimSpace(tag)
+			if tag == "*" || strings.TrimPrefix(tag, "W/") == want {
+				return true
+			}
+		}
+	}
+	return false
+}
