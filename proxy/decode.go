@@ -15,43 +15,41 @@ import (
 	"github.com/signalbox/signalbox/internal/httpx"
 )
 
-// requestError is a 4xx answer with the reference proxy's error body:
-// {"error": "...", "validation": [...]}.
-type requestError struct {
-	status     int
-	msg        string
-	validation []validationItem
+// A request the proxy refuses is an *apierr.Error, as in the server; the
+// proxy writes it in the reference proxy's shape (writeRequestError):
+// {"error": message, "validation": [{keyword, dataPath, message}]}, with
+// each detail's Path holding the reference's ".body.field" spelling.
+
+// invalid is a validation error about one member of the request.
+func invalid(path, keyword, msg string) *apierr.Error {
+	return validationFailed([]apierr.Detail{{Keyword: keyword, Path: path, Message: msg}})
 }
 
-// validationItem names one problem of a request body. dataPath follows
-// the reference's ".body.field" spelling.
-type validationItem struct {
-	Keyword  string `json:"keyword"`
-	DataPath string `json:"dataPath"`
-	Message  string `json:"message"`
+// validationFailed is the reference's answer to a body that breaks its
+// schema.
+func validationFailed(items []apierr.Detail) *apierr.Error {
+	return &apierr.Error{Kind: apierr.Validation, Message: "Request validation failed", Details: items}
 }
 
-func (e *requestError) Error() string { return e.msg }
-
-func invalid(path, keyword, msg string) *requestError {
-	return &requestError{status: http.StatusBadRequest, msg: "Request validation failed",
-		validation: []validationItem{{Keyword: keyword, DataPath: path, Message: msg}}}
+// unreadableBody answers a body that could not be read at all.
+func unreadableBody() *apierr.Error {
+	return apierr.New(apierr.BadRequest, "the request body could not be read")
 }
 
 // fieldError is a lookup body's shape problem as the reference's
 // validation answer.
-func fieldError(fe *answer.FieldError) *requestError {
+func fieldError(fe *answer.FieldError) *apierr.Error {
 	return invalid(fe.DataPath, fe.Keyword, fe.Message)
 }
 
 // decodeBody decodes a JSON body into dst. An empty body is not an error:
 // it reports empty=true and leaves dst alone.
-func (p *Proxy) decodeBody(w http.ResponseWriter, r *http.Request, dst any) (empty bool, _ *requestError) {
+func (p *Proxy) decodeBody(w http.ResponseWriter, r *http.Request, dst any) (empty bool, _ *apierr.Error) {
 	return decodeJSONBody(w, r, dst, p.cfg.MaxBodyBytes)
 }
 
 // decodeJSONBody is decodeBody with its size limit given.
-func decodeJSONBody(w http.ResponseWriter, r *http.Request, dst any, limit int64) (empty bool, _ *requestError) {
+func decodeJSONBody(w http.ResponseWriter, r *http.Request, dst any, limit int64) (empty bool, _ *apierr.Error) {
 	err := httpx.DecodeJSON(w, r, dst, limit)
 	if err == nil {
 		return false, nil
@@ -60,20 +58,17 @@ func decodeJSONBody(w http.ResponseWriter, r *http.Request, dst any, limit int64
 		return true, nil
 	}
 	var ae *apierr.Error
-	if !errors.As(err, &ae) {
-		return false, &requestError{status: http.StatusBadRequest, msg: "the request body could not be read"}
+	if !errors.As(err, &ae) || ae.Kind.Status() >= 500 {
+		return false, unreadableBody()
 	}
-	re := &requestError{status: ae.Kind.Status(), msg: ae.Message}
-	if ae.Kind == apierr.Validation {
-		re.msg = "Request validation failed"
-		for _, d := range ae.Details {
-			re.validation = append(re.validation, validationItem{Keyword: "type", DataPath: ".body." + d.Path, Message: d.Message})
-		}
+	if ae.Kind != apierr.Validation {
+		return false, apierr.New(ae.Kind, "%s", ae.Message)
 	}
-	if re.status >= 500 {
-		re.status, re.msg = http.StatusBadRequest, "the request body could not be read"
+	items := make([]apierr.Detail, 0, len(ae.Details))
+	for _, d := range ae.Details {
+		items = append(items, apierr.Detail{Keyword: "type", Path: ".body." + d.Path, Message: d.Message})
 	}
-	return false, re
+	return false, validationFailed(items)
 }
 
 // kind is the first byte of a JSON value, 'n' for null, 0 when absent.
@@ -106,10 +101,10 @@ type metricsToggle struct {
 
 // validate checks the body as the reference's schema does and returns the
 // bucket to merge.
-func (m *metricsRequest) validate() (clientapi.MetricsBucket, *requestError) {
-	var items []validationItem
+func (m *metricsRequest) validate() (clientapi.MetricsBucket, *apierr.Error) {
+	var items []apierr.Detail
 	req := func(path, msg string) {
-		items = append(items, validationItem{Keyword: "required", DataPath: path, Message: msg})
+		items = append(items, apierr.Detail{Keyword: "required", Path: path, Message: msg})
 	}
 	if m.AppName == nil || *m.AppName == "" {
 		req(".body.appName", "appName is required and must be a non-empty string")
@@ -135,14 +130,14 @@ func (m *metricsRequest) validate() (clientapi.MetricsBucket, *requestError) {
 			tc.Yes, okYes = count(t.Yes)
 			tc.No, okNo = count(t.No)
 			if !okYes || !okNo {
-				items = append(items, validationItem{Keyword: "minimum", DataPath: ".body.bucket.toggles." + name,
+				items = append(items, apierr.Detail{Keyword: "minimum", Path: ".body.bucket.toggles." + name,
 					Message: "yes and no must be numbers of at least 0"})
 				continue
 			}
 			for v, n := range t.Variants {
 				c, ok := count(&n)
 				if !ok {
-					items = append(items, validationItem{Keyword: "minimum", DataPath: ".body.bucket.toggles." + name + ".variants." + v,
+					items = append(items, apierr.Detail{Keyword: "minimum", Path: ".body.bucket.toggles." + name + ".variants." + v,
 						Message: "variant counts must be numbers of at least 0"})
 					continue
 				}
@@ -155,7 +150,7 @@ func (m *metricsRequest) validate() (clientapi.MetricsBucket, *requestError) {
 		}
 	}
 	if len(items) > 0 {
-		return out, &requestError{status: http.StatusBadRequest, msg: "Request validation failed", validation: items}
+		return out, validationFailed(items)
 	}
 	return out, nil
 }
@@ -206,10 +201,10 @@ type registerRequest struct {
 	Strategies *[]string       `json:"strategies"`
 }
 
-func (rr *registerRequest) validate() (clientapi.Registration, *requestError) {
-	var items []validationItem
+func (rr *registerRequest) validate() (clientapi.Registration, *apierr.Error) {
+	var items []apierr.Detail
 	req := func(path, msg string) {
-		items = append(items, validationItem{Keyword: "required", DataPath: path, Message: msg})
+		items = append(items, apierr.Detail{Keyword: "required", Path: path, Message: msg})
 	}
 	if rr.AppName == nil || *rr.AppName == "" {
 		req(".body.appName", "appName is required and must be a non-empty string")
@@ -225,7 +220,7 @@ func (rr *registerRequest) validate() (clientapi.Registration, *requestError) {
 		req(".body.strategies", "strategies is required and must be an array of strategy names")
 	}
 	if len(items) > 0 {
-		return clientapi.Registration{}, &requestError{status: http.StatusBadRequest, msg: "Request validation failed", validation: items}
+		return clientapi.Registration{}, validationFailed(items)
 	}
 	return clientapi.Registration{
 		AppName:    *rr.AppName,

@@ -9,6 +9,7 @@ import (
 	"github.com/signalbox/signalbox/answer"
 	"github.com/signalbox/signalbox/clientapi"
 	"github.com/signalbox/signalbox/engine"
+	"github.com/signalbox/signalbox/internal/apierr"
 )
 
 // Texts of the plain answers. They are our own words; statuses and content
@@ -105,7 +106,7 @@ func (p *Proxy) clientMetrics(w http.ResponseWriter, r *http.Request) {
 	var body metricsRequest
 	var b clientapi.MetricsBucket
 	ok := p.acceptSDKPost(w, r, &body, "the body must be a metrics object with appName, instanceId and bucket",
-		func() (rerr *requestError) { b, rerr = body.validate(); return rerr })
+		func() (rerr *apierr.Error) { b, rerr = body.validate(); return rerr })
 	if !ok {
 		return
 	}
@@ -120,7 +121,7 @@ func (p *Proxy) clientMetrics(w http.ResponseWriter, r *http.Request) {
 // acceptSDKPost decodes and validates what a browser SDK posts, then checks
 // its key (the body first, as the reference does). It writes the error
 // answer and reports false when the request goes no further.
-func (p *Proxy) acceptSDKPost(w http.ResponseWriter, r *http.Request, body any, emptyMessage string, validate func() *requestError) bool {
+func (p *Proxy) acceptSDKPost(w http.ResponseWriter, r *http.Request, body any, emptyMessage string, validate func() *apierr.Error) bool {
 	empty, rerr := p.decodeBody(w, r, body)
 	if rerr == nil && empty {
 		rerr = invalid(".body", "required", emptyMessage)
@@ -145,7 +146,7 @@ func (p *Proxy) clientRegister(w http.ResponseWriter, r *http.Request) {
 	var body registerRequest
 	var reg clientapi.Registration
 	ok := p.acceptSDKPost(w, r, &body, "the body must be a registration with appName, interval, started and strategies",
-		func() (rerr *requestError) { reg, rerr = body.validate(); return rerr })
+		func() (rerr *apierr.Error) { reg, rerr = body.validate(); return rerr })
 	if !ok {
 		return
 	}
@@ -205,8 +206,23 @@ type errorBody struct {
 	Validation []validationItem `json:"validation,omitempty"`
 }
 
-func writeRequestError(w http.ResponseWriter, e *requestError) {
-	writeErrorBody(w, e.status, errorBody{Error: e.msg, Validation: e.validation})
+// validationItem names one problem of a request body. dataPath follows
+// the reference's ".body.field" spelling.
+type validationItem struct {
+	Keyword  string `json:"keyword"`
+	DataPath string `json:"dataPath"`
+	Message  string `json:"message"`
+}
+
+// writeRequestError writes a refused request in the reference's shape.
+func writeRequestError(w http.ResponseWriter, e *apierr.Error) {
+	body := errorBody{Error: e.Message}
+	if e.Kind == apierr.Validation {
+		for _, d := range e.Details {
+			body.Validation = append(body.Validation, validationItem{Keyword: d.Keyword, DataPath: d.Path, Message: d.Message})
+		}
+	}
+	writeErrorBody(w, e.Kind.Status(), body)
 }
 
 func writeErrorBody(w http.ResponseWriter, status int, body errorBody) {

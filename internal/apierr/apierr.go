@@ -68,6 +68,10 @@ func (k Kind) Status() int {
 type Detail struct {
 	Path    string `json:"path,omitempty"`
 	Message string `json:"message"`
+	// Keyword names the JSON-schema rule broken ("type", "required"), for
+	// the evaluation proxy, whose answers spell validation problems as the
+	// reference proxy does; the admin API's body leaves it out.
+	Keyword string `json:"-"`
 }
 
 // Error is an application error that is safe to show to API callers.
