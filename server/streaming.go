@@ -29,10 +29,17 @@ type streamHub struct {
 	closing chan struct{}
 	closed  bool
 	active  atomic.Int64
+	// taken are the streams the fan-out writes (stream_takeover.go);
+	// kick asks it for a pass.
+	taken      map[*takenStream]struct{}
+	kick       chan struct{}
+	fanoutOnce sync.Once
+	slowWrites atomic.Int64 // fan-out writes handed to a stream's own goroutine
 }
 
 func newStreamHub() *streamHub {
-	return &streamHub{changed: make(chan struct{}), closing: make(chan struct{})}
+	return &streamHub{changed: make(chan struct{}), closing: make(chan struct{}),
+		taken: map[*takenStream]struct{}{}, kick: make(chan struct{}, 1)}
 }
 
 // wake tells every waiting stream that the revision moved. A Server put
@@ -45,6 +52,7 @@ func (h *streamHub) wake() {
 	close(h.changed)
 	h.changed = make(chan struct{})
 	h.mu.Unlock()
+	h.kickFanout()
 }
 
 // next is the channel closed on the next revision change.
@@ -115,7 +123,12 @@ func (s *Server) handleClientStreaming(w http.ResponseWriter, r *http.Request, t
 	if !s.streams.acquire(s.cfg.MaxStreams) {
 		return apierr.New(apierr.TooManyRequests, "this server serves its maximum of %d streams; poll instead", s.cfg.MaxStreams)
 	}
-	defer s.streams.release()
+	taken := false
+	defer func() {
+		if !taken {
+			s.streams.release()
+		}
+	}()
 	ctx := r.Context()
 	dh, latest, err := s.deltaLatest(ctx, q.Environment)
 	if err != nil {
@@ -128,9 +141,13 @@ func (s *Server) handleClientStreaming(w http.ResponseWriter, r *http.Request, t
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-cache")
 	h.Set("X-Accel-Buffering", "no") // reverse proxies must pass events on at once
+	first := appendEvent(nil, "unleash-connected", latest.rev, events)
+	if taken = s.takeOver(w, r, q, latest.rev, first); taken {
+		return nil
+	}
 	w.WriteHeader(http.StatusOK)
 	sw := &sseWriter{w: w, rc: http.NewResponseController(w), timeout: s.streamWriteTimeout()}
-	if err := sw.event("unleash-connected", latest.rev, events); err != nil {
+	if err := sw.write(first); err != nil {
 		return nil // the client went away
 	}
 	cur := latest.rev
@@ -198,14 +215,7 @@ func (sw *sseWriter) write(b []byte) error {
 // event writes one message whose data is {"events":[events]}; id is the
 // revision the client has once it applied the message.
 func (sw *sseWriter) event(name string, id int64, events []byte) error {
-	b := sw.buf[:0]
-	b = append(b, "event: "...)
-	b = append(b, name...)
-	b = append(b, "\nid: "...)
-	b = strconv.AppendInt(b, id, 10)
-	b = append(b, "\ndata: {\"events\":["...)
-	b = append(b, events...) // JSON without newlines: one data line
-	b = append(b, "]}\n\n"...)
+	b := appendEvent(sw.buf[:0], name, id, events)
 	err := sw.write(b)
 	if cap(b) <= 4096 {
 		sw.buf = b // keep small buffers only: a hydration may be megabytes
@@ -213,8 +223,26 @@ func (sw *sseWriter) event(name string, id int64, events []byte) error {
 	return err
 }
 
-func (sw *sseWriter) comment() error { return sw.write([]byte(":\n\n")) }
+// appendEvent appends the message whose data is {"events":[events]}.
+func appendEvent(b []byte, name string, id int64, events []byte) []byte {
+	b = append(b, "event: "...)
+	b = append(b, name...)
+	b = append(b, "\nid: "...)
+	b = strconv.AppendInt(b, id, 10)
+	b = append(b, "\ndata: {\"events\":["...)
+	b = append(b, events...) // JSON without newlines: one data line
+	return append(b, "]}\n\n"...)
+}
+
+// The messages without data: a heartbeat comment, and the event that
+// sends SDKs back to polling.
+const (
+	heartbeatMessage        = ":\n\n"
+	fetchModePollingMessage = "event: fetch-mode\ndata: polling\n\n"
+)
+
+func (sw *sseWriter) comment() error { return sw.write([]byte(heartbeatMessage)) }
 
 func (sw *sseWriter) fetchModePolling() error {
-	return sw.write([]byte("event: fetch-mode\ndata: polling\n\n"))
+	return sw.write([]byte(fetchModePollingMessage))
 }

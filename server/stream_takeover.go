@@ -1,0 +1,362 @@
+package server
+
+// Taken-over streams. A stream served the ordinary way holds a handler
+// goroutine (deep stack: middleware, handler, select), net/http's
+// background-read goroutine and its read, write and chunking buffers: some
+// 25–50 KB per stream, every one of them idle almost all the time. Once
+// its headers and first message are out, a stream on a plain HTTP/1.1 TCP
+// connection without TLS is taken over from net/http instead: the server writes its
+// messages itself (with the same chunked framing net/http would use), one
+// small goroutine per stream only waits for the client to hang up, and one
+// fan-out goroutine per server pushes every change and heartbeat to all
+// taken streams. A change then wakes one goroutine rather than thousands,
+// and the encoded delta is still shared between streams of one scope.
+//
+// A stream whose client reads slowly never holds the others up: writes
+// from the fan-out get a short deadline, and what does not fit in time is
+// finished by a goroutine of that stream's own, with the long deadline of
+// ordinary streams, which then catches the stream up with later changes.
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"os"
+	"runtime"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// fanoutWriteWait is how long the fan-out waits on one stream's socket
+// before handing the rest of the message to a goroutine of the stream's
+// own. A reading client's socket takes a small message at once.
+const fanoutWriteWait = 20 * time.Millisecond
+
+// takenStream is one stream written by the fan-out.
+type takenStream struct {
+	conn net.Conn
+	q    clientQuery
+	key  string // q.key(), for sharing messages between streams of a scope
+
+	mu   sync.Mutex // one writer at a time; guards the fields below
+	cur  int64      // the revision the client has (or will have, once a slow write is out)
+	busy bool       // a goroutine of the stream's own is finishing a write
+	dead bool
+}
+
+// takeOver hands the stream to the fan-out after writing its headers and
+// first message itself; from then on the stream holds its place among
+// MaxStreams until it ends. It reports false, having written nothing, when
+// the connection cannot be taken (HTTP/2, HTTP/1.0, a test recorder) or
+// is TLS, whose writes cannot go on after a timeout; the caller then
+// serves the stream the ordinary way.
+func (s *Server) takeOver(w http.ResponseWriter, r *http.Request, q clientQuery, rev int64, first []byte) bool {
+	if r.ProtoMajor != 1 || r.ProtoMinor < 1 || r.TLS != nil {
+		return false
+	}
+	// What the client sent after its request (nothing, for an SSE client)
+	// is dropped with net/http's buffers.
+	conn, _, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		return false
+	}
+	_ = conn.SetReadDeadline(time.Time{})
+	ts := &takenStream{conn: conn, q: q, key: q.key(), cur: rev}
+
+	var b bytes.Buffer
+	b.WriteString("HTTP/1.1 200 OK\r\n")
+	h := w.Header().Clone()
+	h.Set("Date", time.Now().UTC().Format(http.TimeFormat))
+	h.Set("Transfer-Encoding", "chunked")
+	_ = h.Write(&b)
+	b.WriteString("\r\n")
+	if !ts.writeAll(appendChunk(b.Bytes(), first), s.streamWriteTimeout()) {
+		ts.conn.Close()
+		s.streams.release()
+		return true
+	}
+	if !s.streams.adopt(s, ts) {
+		// Shutting down: straight back to polling.
+		ts.finish()
+		ts.conn.Close()
+		s.streams.release()
+		return true
+	}
+	go ts.watchHangUp(s)
+	// A change committed while the first message was on its way must not
+	// wait for the next one.
+	if s.revision.Load() > rev {
+		s.streams.kickFanout()
+	}
+	return true
+}
+
+// appendChunk frames msg as one HTTP/1.1 chunk.
+func appendChunk(b, msg []byte) []byte {
+	b = strconv.AppendInt(b, int64(len(msg)), 16)
+	b = append(b, "\r\n"...)
+	b = append(b, msg...)
+	return append(b, "\r\n"...)
+}
+
+// writeAll writes b with the deadline d, reporting success.
+func (ts *takenStream) writeAll(b []byte, d time.Duration) bool {
+	_ = ts.conn.SetWriteDeadline(time.Now().Add(d))
+	_, err := ts.conn.Write(b)
+	return err == nil
+}
+
+// watchHangUp waits for the client to close the connection (an SSE client
+// sends nothing after its request), then ends the stream.
+func (ts *takenStream) watchHangUp(s *Server) {
+	var one [1]byte
+	_, _ = ts.conn.Read(one[:])
+	ts.kill(s)
+}
+
+// kill closes the connection and forgets the stream, once.
+func (ts *takenStream) kill(s *Server) {
+	ts.mu.Lock()
+	already := ts.dead
+	ts.dead = true
+	ts.mu.Unlock()
+	if already {
+		return
+	}
+	ts.conn.Close()
+	if s.streams.forget(ts) {
+		s.streams.release()
+	}
+}
+
+// finish sends the client back to polling and ends the response
+// (shutdown); closing the connection then ends the stream through
+// watchHangUp.
+func (ts *takenStream) finish() {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	if !ts.dead && !ts.busy {
+		b := appendChunk(nil, []byte(fetchModePollingMessage))
+		b = append(b, "0\r\n\r\n"...)
+		ts.writeAll(b, fanoutWriteWait)
+	}
+	ts.conn.Close()
+}
+
+// send writes chunk (a framed message, shared between streams and never
+// changed; the revision rev once out) from the fan-out: at once if the
+// socket takes it, else through a goroutine of the stream's own. A stream
+// busy with an earlier message is left to catch up by itself.
+func (ts *takenStream) send(s *Server, chunk []byte, rev int64) {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	if ts.dead || ts.busy {
+		return
+	}
+	ts.cur = rev
+	_ = ts.conn.SetWriteDeadline(time.Now().Add(fanoutWriteWait))
+	n, err := ts.conn.Write(chunk)
+	if err == nil {
+		return
+	}
+	if !errors.Is(err, os.ErrDeadlineExceeded) {
+		go ts.kill(s)
+		return
+	}
+	ts.busy = true
+	s.streams.slowWrites.Add(1)
+	go ts.finishSlowly(s, chunk[n:])
+}
+
+// finishSlowly writes the rest of a message with the ordinary stream
+// deadline, then brings the stream up to the latest revision itself.
+func (ts *takenStream) finishSlowly(s *Server, rest []byte) {
+	for {
+		if !ts.writeAll(rest, s.streamWriteTimeout()) {
+			ts.kill(s)
+			return
+		}
+		ts.mu.Lock()
+		cur := ts.cur
+		ts.mu.Unlock()
+		msg, rev, ok := s.streamUpdate(ts.q, cur)
+		ts.mu.Lock()
+		if !ok || ts.dead {
+			ts.busy = false
+			ts.mu.Unlock()
+			return
+		}
+		ts.cur = rev
+		rest = appendChunk(nil, msg)
+		ts.mu.Unlock()
+	}
+}
+
+// heartbeat writes a comment unless the stream is busy anyway.
+func (ts *takenStream) heartbeat(s *Server) {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	if ts.dead || ts.busy {
+		return
+	}
+	_ = ts.conn.SetWriteDeadline(time.Now().Add(fanoutWriteWait))
+	if n, err := ts.conn.Write(heartbeatChunk); err != nil && (n > 0 || !errors.Is(err, os.ErrDeadlineExceeded)) {
+		// A comment that did not start in time is as good as sent; a
+		// partial one would break the framing, so the stream ends.
+		go ts.kill(s)
+	}
+}
+
+var heartbeatChunk = appendChunk(nil, []byte(heartbeatMessage))
+
+// streamUpdate is the message that brings a client of scope q from
+// revision cur to the latest one, if any is due.
+func (s *Server) streamUpdate(q clientQuery, cur int64) (msg []byte, rev int64, ok bool) {
+	if s.revision.Load() <= cur {
+		return nil, 0, false
+	}
+	dh, latest, err := s.deltaLatest(context.Background(), q.Environment)
+	if err != nil {
+		// The database does not answer: the next change or the poll of
+		// the revision brings another try.
+		s.log.Debug("stream update failed", "err", err)
+		return nil, 0, false
+	}
+	if latest.rev <= cur {
+		return nil, 0, false
+	}
+	events, n, hydration := dh.events(q, cur, latest)
+	if n == 0 && !hydration {
+		return nil, latest.rev, false
+	}
+	return appendEvent(nil, "unleash-updated", latest.rev, events), latest.rev, true
+}
+
+// fanoutPass shares the framed update of one pass between the streams of
+// one scope at one revision: most streams of a server have the same
+// scope and are all one change behind.
+type fanoutPass struct {
+	mu      sync.Mutex
+	updates map[passKey]passUpdate
+}
+
+type passKey struct {
+	scope string
+	cur   int64
+}
+
+type passUpdate struct {
+	chunk []byte
+	rev   int64
+	ok    bool
+}
+
+func (p *fanoutPass) update(s *Server, ts *takenStream, cur int64) ([]byte, int64, bool) {
+	k := passKey{ts.key, cur}
+	p.mu.Lock()
+	u, seen := p.updates[k]
+	p.mu.Unlock()
+	if !seen {
+		msg, rev, ok := s.streamUpdate(ts.q, cur)
+		u = passUpdate{rev: rev, ok: ok}
+		if ok {
+			u.chunk = appendChunk(nil, msg)
+		}
+		p.mu.Lock()
+		p.updates[k] = u
+		p.mu.Unlock()
+	}
+	return u.chunk, u.rev, u.ok
+}
+
+// runFanout pushes changes and heartbeats to the taken streams until the
+// hub closes, then sends them back to polling.
+func (h *streamHub) runFanout(s *Server) {
+	heartbeat := time.NewTicker(s.cfg.StreamHeartbeat)
+	defer heartbeat.Stop()
+	for {
+		select {
+		case <-h.kick:
+			pass := fanoutPass{updates: map[passKey]passUpdate{}}
+			h.each(func(ts *takenStream) {
+				ts.mu.Lock()
+				cur, skip := ts.cur, ts.busy || ts.dead
+				ts.mu.Unlock()
+				if skip {
+					return
+				}
+				if chunk, rev, ok := pass.update(s, ts, cur); ok {
+					ts.send(s, chunk, rev)
+				} else if rev > cur {
+					// Nothing in the client's scope changed.
+					ts.mu.Lock()
+					ts.cur = max(ts.cur, rev)
+					ts.mu.Unlock()
+				}
+			})
+		case <-heartbeat.C:
+			h.each(func(ts *takenStream) { ts.heartbeat(s) })
+		case <-h.closing:
+			h.each(func(ts *takenStream) { ts.finish() })
+			return
+		}
+	}
+}
+
+// each calls fn for every taken stream, spread over a few goroutines so
+// that one slow socket (up to fanoutWriteWait) delays few others.
+func (h *streamHub) each(fn func(*takenStream)) {
+	h.mu.Lock()
+	list := make([]*takenStream, 0, len(h.taken))
+	for ts := range h.taken {
+		list = append(list, ts)
+	}
+	h.mu.Unlock()
+	workers := min(max(1, len(list)/64), 4*runtime.GOMAXPROCS(0))
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for i := w; i < len(list); i += workers {
+				fn(list[i])
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// adopt adds a taken stream, starting the fan-out with the first; false
+// once the hub is closed.
+func (h *streamHub) adopt(s *Server, ts *takenStream) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return false
+	}
+	h.fanoutOnce.Do(func() { go h.runFanout(s) })
+	h.taken[ts] = struct{}{}
+	return true
+}
+
+// forget removes a taken stream; false if it was not there (the hub
+// closed, or it was never adopted).
+func (h *streamHub) forget(ts *takenStream) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if _, ok := h.taken[ts]; !ok {
+		return false
+	}
+	delete(h.taken, ts)
+	return true
+}
+
+// kickFanout asks the fan-out for a pass; passes asked for while one runs
+// merge into one.
+func (h *streamHub) kickFanout() {
+	select {
+	case h.kick <- struct{}{}:
+	default:
+	}
+}
