@@ -301,14 +301,7 @@ func (s *Server) handleGetUIConfig(w http.ResponseWriter, r *http.Request) error
 	if version == "" {
 		version = "dev"
 	}
-	base := strings.TrimRight(s.cfg.PublicURL, "/")
-	if base == "" {
-		scheme := "http"
-		if r.TLS != nil {
-			scheme = "https"
-		}
-		base = scheme + "://" + r.Host
-	}
+	base := s.publicBase(r)
 	return writeJSON(w, http.StatusOK, uiConfig{
 		Version:            version,
 		UnleashURL:         base,

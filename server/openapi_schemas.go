@@ -690,6 +690,22 @@ func oaAdminSchemas(s map[string]*oaSchema) {
 		"name":     oaString(),
 		"rootRole": oaRef("RootRole"),
 	}).d("Only the properties sent change.")
+	s["TokenUser"] = oaObject(oaProps{
+		"id": oaInteger(), "name": oaString(), "email": oaString(), "token": oaString().d("The token of the link, as sent."),
+		"createdBy": oaString().null().d("Who made the link."), "role": oaRef("Role"),
+	}).req("id", "email", "token", "createdBy", "role").closed().d("The user a password reset link is for.")
+	s["ResetPassword"] = oaObject(oaProps{"token": oaString().d("The `token` of the reset link."), "password": oaString()}).req("token", "password").closed()
+	s["InviteLink"] = oaObject(oaProps{
+		"secret":    oaString().d("The link's secret, also its id in this API."),
+		"url":       oaString().null().d("The link to share: this server's `/new-user?invite=…` page."),
+		"name":      oaString(),
+		"enabled":   oaBool().d("Whether people can sign up with it: false once disabled or expired."),
+		"expiresAt": oaDateTime(),
+		"createdAt": oaDateTime(),
+		"createdBy": oaString().null(),
+		"users":     oaArray(oaRef("User")).null().d("Who signed up with it, in that order."),
+		"role":      oaRef("Role"),
+	}).req("secret", "url", "name", "expiresAt", "createdAt", "createdBy", "enabled", "role").closed().d("An invite link (Unleash's public sign-up token).")
 	s["Password"] = oaObject(oaProps{
 		"password":        oaString(),
 		"oldPassword":     oaString(),

@@ -82,6 +82,9 @@ type Server struct {
 	tokens      tokenCache
 	metrics     *metricsBuffer
 	logins      *loginLimiter
+	// tokenChecks slows down guessing at reset and invite links
+	// (link_guard.go).
+	tokenChecks *loginLimiter
 	usage       *prometheus.CounterVec
 	// frontendCORS is the frontend API's CORS policy (frontend_cors.go).
 	frontendCORS frontendCORSCache
@@ -147,6 +150,7 @@ func New(ctx context.Context, st store.Store, cfg Config) (*Server, error) {
 	s.metrics = newMetricsBuffer()
 	s.registry.MustRegister(s.metrics.dropped)
 	s.logins = newLoginLimiter(cfg.Now)
+	s.tokenChecks = newLoginLimiter(cfg.Now)
 	s.crossOrigin = newCrossOriginProtection(cfg.PublicURL)
 	s.addons = newAddonSender()
 	rev, err := st.Revision(ctx)

@@ -13,6 +13,8 @@ import (
 var uiPages = []string{
 	"GET /{$}",
 	"GET /login",
+	"GET /reset-password",
+	"GET /new-user",
 	"GET /projects",
 	"GET /projects/{projectId}",
 	"GET /projects/{projectId}/features/{featureName}",

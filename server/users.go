@@ -458,22 +458,32 @@ func (s *Server) setPassword(ctx context.Context, u store.User, password, keep s
 		return err
 	}
 	return s.change(ctx, func(tx store.Tx) ([]store.Event, error) {
-		if err := tx.SetUserPassword(ctx, u.ID, hash); err != nil {
+		if err := replacePassword(ctx, tx, u.ID, hash, keep); err != nil {
 			return nil, err
-		}
-		sessions, err := tx.ListSessions(ctx, u.ID)
-		if err != nil {
-			return nil, err
-		}
-		for _, sess := range sessions {
-			if sess.ID != keep {
-				if err := tx.DeleteSession(ctx, sess.ID); err != nil {
-					return nil, err
-				}
-			}
 		}
 		return []store.Event{{Type: "user-updated", Data: eventData(passwordChanged{userResponse(u), true})}}, nil
 	})
+}
+
+// replacePassword stores a new password hash for a user in tx and ends
+// their sessions except keep (a hash; "" keeps none). The caller records
+// the event.
+func replacePassword(ctx context.Context, tx store.Tx, userID int, hash, keep string) error {
+	if err := tx.SetUserPassword(ctx, userID, hash); err != nil {
+		return err
+	}
+	sessions, err := tx.ListSessions(ctx, userID)
+	if err != nil {
+		return err
+	}
+	for _, sess := range sessions {
+		if sess.ID != keep {
+			if err := tx.DeleteSession(ctx, sess.ID); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // handleSetUserPassword lets an admin set a user's password.

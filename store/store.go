@@ -59,6 +59,8 @@ type Reader interface {
 	FeatureOverviewReader
 	EventCreatorReader
 	FeatureLinkReader
+	ResetTokenReader
+	SignupTokenReader
 }
 
 // Tx is every read and write method. It is what Update hands to its
@@ -92,6 +94,8 @@ type Tx interface {
 	AddonWriter
 	AddonDeliveryWriter
 	FeatureLinkWriter
+	ResetTokenWriter
+	SignupTokenWriter
 }
 
 // RevisionWatcher is implemented by stores whose database can announce

@@ -77,8 +77,9 @@ type UserWriter interface {
 	UpdateUser(ctx context.Context, u User) (User, error)
 	// SetUserPassword stores a new password hash. NotFound as for UpdateUser.
 	SetUserPassword(ctx context.Context, id int, hash string) error
-	// DeleteUser marks the user deleted and removes its sessions and
-	// personal tokens. NotFound if absent or already deleted.
+	// DeleteUser marks the user deleted and removes its sessions, personal
+	// tokens and password reset token. NotFound if absent or already
+	// deleted.
 	DeleteUser(ctx context.Context, id int) error
 	// RecordLogin records a login attempt: success sets SeenAt to at and
 	// resets LoginAttempts, failure increments it. It returns the new

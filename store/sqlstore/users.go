@@ -106,8 +106,10 @@ func (t *tx) DeleteUser(ctx context.Context, id int) error {
 		}
 		// The row stays for the audit log, so ON DELETE CASCADE does not
 		// fire; what the user could sign in with goes explicitly.
-		if _, err := t.exec(ctx, `DELETE FROM sessions WHERE user_id = ?`, id); err != nil {
-			return adapt(err, userSubject(id), nil)
+		for _, q := range []string{`DELETE FROM sessions WHERE user_id = ?`, `DELETE FROM reset_tokens WHERE user_id = ?`} {
+			if _, err := t.exec(ctx, q, id); err != nil {
+				return adapt(err, userSubject(id), nil)
+			}
 		}
 		_, err = t.exec(ctx, `DELETE FROM api_tokens WHERE user_id = ?`, id)
 		return adapt(err, userSubject(id), nil)

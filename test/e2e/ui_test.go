@@ -269,6 +269,16 @@ func TestUI(t *testing.T) {
 			t.Errorf("the forged write went through")
 		}
 	})
+
+	t.Run("password reset link: a new password, once", func(t *testing.T) {
+		t.Parallel()
+		resetLinkFlow(t, s)
+	})
+
+	t.Run("invite link: join, sign in, link disabled", func(t *testing.T) {
+		t.Parallel()
+		inviteLinkFlow(t, s)
+	})
 }
 
 // TestUIPostgres runs the sign-in, toggle and strategy flows against a

@@ -16,6 +16,8 @@ export function can(perm) {
 
 const routes = [
   { re: /^\/login$/, page: 'login', open: true },
+  { re: /^\/reset-password$/, page: 'reset-password', open: true },
+  { re: /^\/new-user$/, page: 'new-user', open: true },
   { re: /^\/projects$/, page: 'projects' },
   { re: /^\/projects\/([^/]+)$/, page: 'project' },
   { re: /^\/projects\/([^/]+)\/features\/([^/]+)$/, page: 'feature' },
