@@ -34,33 +34,24 @@ var refExempt = map[string]string{
 // refMissing lists Unleash operations not built yet. Unlike refExempt
 // these are meant to be built; the contract test reports them.
 var refMissing = []string{
-	"edgeCreateOrReturnTokens",               // POST /edge/issue-token
-	"validateToken",                          // GET /auth/reset/validate
-	"sendResetPasswordEmail",                 // POST /auth/reset/password-email
-	"changePassword",                         // POST /auth/reset/password
-	"resetUserPassword",                      // POST /api/admin/user-admin/reset-password
-	"getAllPublicSignupTokens",               // GET /api/admin/invite-link/tokens
-	"createPublicSignupToken",                // POST /api/admin/invite-link/tokens
-	"validatePublicSignupToken",              // GET /invite/{token}/validate
-	"addPublicSignupTokenUser",               // POST /invite/{token}/signup
-	"validateContextFieldNameForProject",     // POST /api/admin/projects/{projectId}/context/validate
-	"getContextFieldsForProject",             // GET /api/admin/projects/{projectId}/context
-	"createContextFieldForProject",           // POST /api/admin/projects/{projectId}/context
-	"getPublicSignupToken",                   // GET /api/admin/invite-link/tokens/{token}
-	"updatePublicSignupToken",                // PUT /api/admin/invite-link/tokens/{token}
-	"getStrategiesByContextFieldForProject",  // GET /api/admin/projects/{projectId}/context/{contextField}/strategies
-	"updateContextFieldLegalValueForProject", // POST /api/admin/projects/{projectId}/context/{contextField}/legal-values
-	"getContextFieldForProject",              // GET /api/admin/projects/{projectId}/context/{contextField}
-	"updateContextFieldForProject",           // PUT /api/admin/projects/{projectId}/context/{contextField}
-	"deleteContextFieldForProject",           // DELETE /api/admin/projects/{projectId}/context/{contextField}
-	"deleteContextFieldLegalValueForProject", // DELETE /api/admin/projects/{projectId}/context/{contextField}/legal-values/{legalValue}
+	"edgeCreateOrReturnTokens",  // POST /edge/issue-token
+	"validateToken",             // GET /auth/reset/validate
+	"sendResetPasswordEmail",    // POST /auth/reset/password-email
+	"changePassword",            // POST /auth/reset/password
+	"resetUserPassword",         // POST /api/admin/user-admin/reset-password
+	"getAllPublicSignupTokens",  // GET /api/admin/invite-link/tokens
+	"createPublicSignupToken",   // POST /api/admin/invite-link/tokens
+	"validatePublicSignupToken", // GET /invite/{token}/validate
+	"addPublicSignupTokenUser",  // POST /invite/{token}/signup
+	"getPublicSignupToken",      // GET /api/admin/invite-link/tokens/{token}
+	"updatePublicSignupToken",   // PUT /api/admin/invite-link/tokens/{token}
 }
 
 // Floors of the coverage figures: the contract test fails when fewer
 // operations are routed, the full package run when fewer routed
 // operations had a success answer checked against Unleash's schema.
 const (
-	refRoutedFloor    = 190
+	refRoutedFloor    = 199
 	refValidatedFloor = 164
 )
 

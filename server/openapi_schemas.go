@@ -659,6 +659,7 @@ func oaAdminSchemas(s map[string]*oaSchema) {
 		"legalValues":    oaArray(oaRef("LegalValue")).d("When not empty, the only values the field takes."),
 		"usedInFeatures": oaInteger().null().d("Flags whose constraints use the field."),
 		"usedInProjects": oaInteger().null(),
+		"project":        oaString().d("The project the field belongs to; absent for a global field."),
 	}).req("name")
 	s["LegalValue"] = oaObject(oaProps{
 		"value":       oaString(),
