@@ -34,7 +34,6 @@ var refExempt = map[string]string{
 // refMissing lists Unleash operations not built yet. Unlike refExempt
 // these are meant to be built; the contract test reports them.
 var refMissing = []string{
-	"edgeCreateOrReturnTokens",  // POST /edge/issue-token
 	"validateToken",             // GET /auth/reset/validate
 	"sendResetPasswordEmail",    // POST /auth/reset/password-email
 	"changePassword",            // POST /auth/reset/password
@@ -51,7 +50,7 @@ var refMissing = []string{
 // operations are routed, the full package run when fewer routed
 // operations had a success answer checked against Unleash's schema.
 const (
-	refRoutedFloor    = 199
+	refRoutedFloor    = 200
 	refValidatedFloor = 164
 )
 

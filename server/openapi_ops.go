@@ -478,6 +478,18 @@ var oaOps = map[string]oaOp{
 			"token": oaString(), "type": oaEnum("client", "frontend"), "projects": oaStrings().d("`[\"*\"]` for every project."), "environment": oaString(),
 		}).req("token", "type", "projects", "environment").closed())}).req("tokens").closed(),
 		Description: "For each valid client or frontend token in the list: its type, projects and environment, so that an Edge-style node (`signalbox edge`, Unleash Edge) can serve SDKs with it. Unknown, expired, admin and personal tokens are left out. No credentials needed: the answer tells nothing to someone who does not hold the token."},
+	"POST /edge/issue-token": {ID: "edgeCreateOrReturnTokens", Summary: "Get or create client tokens for an Edge node", Tag: "Edge",
+		Body: oaObject(oaProps{"tokens": oaArray(oaObject(oaProps{
+			"environment": oaString().d("An existing environment."),
+			"projects":    oaStrings().d("Existing projects, or `[\"*\"]` (or none) for every project."),
+		}).req("environment", "projects").closed()).d("At most 100.")}).req("tokens"),
+		Resp: oaObject(oaProps{"tokens": oaArray(oaObject(oaProps{
+			"token": oaString(), "type": oaEnum("client"), "projects": oaStrings().d("Sorted; `[\"*\"]` for every project."), "environment": oaString(),
+		}).req("token", "type", "projects", "environment").closed()).d("One per requested item, in order.")}).req("tokens").closed(),
+		Errors: []int{http.StatusBadRequest, http.StatusForbidden},
+		Description: "For each environment and projects: the client token issued to the caller before, still valid, or a new one (event `api-token-created`, named `edge_<environment>_<projects>`). " +
+			"The caller authenticates with an admin token or a personal access token in `Authorization` (a session cannot: 400); issued secrets are derived from that secret and never stored, so only the same caller gets the same token back, and a token deleted by an admin is replaced by a new one. " +
+			"Admins may ask for any projects; others only for projects in which they are Owner or Member (403 otherwise, and for `*`)."},
 	"POST /api/admin/constraints/validate": {ID: "validateConstraint", Summary: "Validate a constraint", Tag: "Features", Body: oaRef("Constraint"), Status: http.StatusNoContent,
 		Description: "204 when a flag strategy would accept the constraint: a known operator, values that parse as that operator needs (numbers, dates, semantic versions, a regular expression), and, when the context field has legal values, only those. Context fields that are not defined accept any value, as on strategies. 400 with the reason otherwise."},
 	"GET /api/admin/maintenance": {ID: "getMaintenance", Summary: "Is maintenance mode on?", Tag: "Maintenance", Resp: oaObject(oaProps{"enabled": oaBool()}).req("enabled").closed(),
