@@ -849,7 +849,7 @@ func oaUserProps(rootRole *oaSchema) oaProps {
 		"email":         oaString(),
 		"username":      oaString().null(),
 		"imageUrl":      oaString(),
-		"isAPI":         oaBool().dep(),
+		"isAPI":         oaBool().dep().d("Only on the admin token answering `GET /api/admin/user`: true."),
 		"loginAttempts": oaInteger().atLeast(0).d("Failed sign-ins since the last successful one."),
 		"emailSent":     oaBool(),
 		"rootRole":      rootRole,
