@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"net/http"
+	"net/url"
 	"sort"
 	"strings"
 	"time"
@@ -13,7 +14,10 @@ import (
 
 // Context fields: the fields of the evaluation context that constraints and
 // stickiness refer to. The fields every SDK fills in are listed even when
-// they are not stored, as Unleash lists them.
+// they are not stored, as Unleash lists them. A field may belong to one
+// project; the handlers serve both the global routes and the project's
+// (project_context_fields.go), where projectId in the path limits them to
+// that project's own fields.
 func init() { adminAreas = append(adminAreas, registerContextFields) }
 
 func registerContextFields(s *Server, m mux) {
@@ -56,6 +60,7 @@ type contextFieldJSON struct {
 	UsedInFeatures int                `json:"usedInFeatures"`
 	UsedInProjects int                `json:"usedInProjects"`
 	LegalValues    []store.LegalValue `json:"legalValues"`
+	Project        string             `json:"project,omitempty"`
 }
 
 // contextFieldResponse shapes a field; stored built-ins have a creation
@@ -71,7 +76,7 @@ func contextFieldResponse(c store.ContextField, u contextUse) contextFieldJSON {
 	}
 	return contextFieldJSON{
 		Name: c.Name, Description: c.Description, Stickiness: c.Stickiness, SortOrder: c.SortOrder, CreatedAt: created,
-		UsedInFeatures: len(u.features), UsedInProjects: len(u.projects), LegalValues: lv,
+		UsedInFeatures: len(u.features), UsedInProjects: len(u.projects), LegalValues: lv, Project: c.Project,
 	}
 }
 
@@ -123,17 +128,31 @@ func allContextFields(ctx context.Context, rd store.Reader) ([]store.ContextFiel
 	return stored, nil
 }
 
+// handleListContextFields lists the global fields, or on a project's
+// route that project's own, as Unleash does. include=project adds every
+// project's fields to the global list; include=root adds the global
+// fields to a project's.
 func (s *Server) handleListContextFields(w http.ResponseWriter, r *http.Request) error {
-	ctx := r.Context()
-	var out []contextFieldJSON
+	ctx, project := r.Context(), r.PathValue("projectId")
+	include := strings.ToLower(r.URL.Query().Get("include"))
+	out := []contextFieldJSON{}
 	err := s.view(ctx, func(rd store.Reader) error {
+		if project != "" {
+			if _, err := rd.GetProject(ctx, project); err != nil {
+				return err
+			}
+		}
 		fields, err := allContextFields(ctx, rd)
 		if err != nil {
 			return err
 		}
 		uses, err := contextUses(ctx, rd)
 		for _, f := range fields {
-			out = append(out, contextFieldResponse(f, uses[f.Name]))
+			listed := f.Project == project ||
+				(project == "" && include == "project") || (f.Project == "" && include == "root")
+			if listed {
+				out = append(out, contextFieldResponse(f, uses[f.Name]))
+			}
 		}
 		return err
 	})
@@ -155,11 +174,42 @@ func getContextField(ctx context.Context, rd store.Reader, name string) (store.C
 	return c, err
 }
 
+// contextFieldIn is getContextField on the routes of a project: only the
+// project's own fields are found there (NotFound for global fields and
+// those of other projects, as for an unknown project). project "" (the
+// global routes) finds every field.
+func contextFieldIn(ctx context.Context, rd store.Reader, project, name string) (store.ContextField, error) {
+	if project == "" {
+		return getContextField(ctx, rd, name)
+	}
+	if _, err := rd.GetProject(ctx, project); err != nil {
+		return store.ContextField{}, err
+	}
+	c, err := getContextField(ctx, rd, name)
+	if err == nil && c.Project != project {
+		return c, apierr.New(apierr.NotFound, "project %s has no context field named %q", project, name)
+	}
+	return c, err
+}
+
+// contextFieldEvent is an audit event of field c, in c's project when it
+// has one, so that the project's event feed shows it.
+func contextFieldEvent(typ string, c store.ContextField, data, pre any) store.Event {
+	e := store.Event{Type: typ, Project: c.Project}
+	if data != nil {
+		e.Data = eventData(data)
+	}
+	if pre != nil {
+		e.PreData = eventData(pre)
+	}
+	return e
+}
+
 func (s *Server) handleGetContextField(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
 	var out contextFieldJSON
 	err := s.view(ctx, func(rd store.Reader) error {
-		c, err := getContextField(ctx, rd, r.PathValue("contextField"))
+		c, err := contextFieldIn(ctx, rd, r.PathValue("projectId"), r.PathValue("contextField"))
 		if err != nil {
 			return err
 		}
@@ -174,9 +224,11 @@ func (s *Server) handleGetContextField(w http.ResponseWriter, r *http.Request) e
 }
 
 // contextFieldBody is the body of POST and PUT; on PUT only the fields sent
-// change.
+// change. Project places a new field in a project (on the global route; a
+// project's route places it there); a field never moves to another one.
 type contextFieldBody struct {
 	Name        string                        `json:"name"`
+	Project     string                        `json:"project"`
 	Description bodyField[string]             `json:"description"`
 	Stickiness  bodyField[bool]               `json:"stickiness"`
 	SortOrder   bodyField[int]                `json:"sortOrder"`
@@ -218,12 +270,22 @@ func (b contextFieldBody) apply(c *store.ContextField) error {
 	return nil
 }
 
+// handleCreateContextField creates a global field, or one of the project
+// named by the path (or, on the global route, by the body). Names are
+// unique across global and project fields. Event context-field-created.
 func (s *Server) handleCreateContextField(w http.ResponseWriter, r *http.Request) error {
 	var body contextFieldBody
 	if err := decode(w, r, &body); err != nil {
 		return err
 	}
-	c := store.ContextField{Name: strings.TrimSpace(body.Name)}
+	pathProject, bodyProject := r.PathValue("projectId"), strings.TrimSpace(body.Project)
+	if pathProject != "" && bodyProject != "" && bodyProject != pathProject {
+		return apierr.Invalid("project", "a field created here belongs to project %s, not %s", pathProject, bodyProject)
+	}
+	c := store.ContextField{Name: strings.TrimSpace(body.Name), Project: bodyProject}
+	if pathProject != "" {
+		c.Project = pathProject
+	}
 	if err := checkURLName("name", c.Name, 1, 100); err != nil {
 		return err
 	}
@@ -236,17 +298,30 @@ func (s *Server) handleCreateContextField(w http.ResponseWriter, r *http.Request
 	ctx := r.Context()
 	var out contextFieldJSON
 	err := s.change(ctx, func(tx store.Tx) ([]store.Event, error) {
+		if c.Project != "" {
+			_, err := tx.GetProject(ctx, c.Project)
+			if pathProject == "" && apierr.Is(err, apierr.NotFound) {
+				return nil, apierr.Invalid("project", "project %q does not exist", c.Project)
+			}
+			if err != nil {
+				return nil, err
+			}
+		}
 		created, err := tx.CreateContextField(ctx, c)
 		if err != nil {
 			return nil, err
 		}
 		out = contextFieldResponse(created, contextUse{})
-		return []store.Event{{Type: "context-field-created", Data: eventData(out)}}, nil
+		return []store.Event{contextFieldEvent("context-field-created", created, out, nil)}, nil
 	})
 	if err != nil {
 		return err
 	}
-	w.Header().Set("Location", "/api/admin/context/"+out.Name)
+	location := "/api/admin/context/" + url.PathEscape(out.Name)
+	if pathProject != "" {
+		location = "/api/admin/projects/" + url.PathEscape(pathProject) + "/context/" + url.PathEscape(out.Name)
+	}
+	w.Header().Set("Location", location)
 	return writeJSON(w, http.StatusCreated, out)
 }
 
@@ -261,9 +336,12 @@ func (s *Server) handleUpdateContextField(w http.ResponseWriter, r *http.Request
 	ctx := r.Context()
 	var out contextFieldJSON
 	err := s.change(ctx, func(tx store.Tx) ([]store.Event, error) {
-		before, err := getContextField(ctx, tx, name)
+		before, err := contextFieldIn(ctx, tx, r.PathValue("projectId"), name)
 		if err != nil {
 			return nil, err
+		}
+		if p := strings.TrimSpace(body.Project); p != "" && p != before.Project {
+			return nil, apierr.Invalid("project", "context field %q cannot move to another project", name)
 		}
 		c := before
 		if err := body.apply(&c); err != nil {
@@ -283,8 +361,8 @@ func (s *Server) handleUpdateContextField(w http.ResponseWriter, r *http.Request
 			return nil, err
 		}
 		out = contextFieldResponse(saved, uses[name])
-		return []store.Event{{Type: "context-field-updated",
-			Data: eventData(contextFieldResponse(saved, contextUse{})), PreData: eventData(contextFieldResponse(before, contextUse{}))}}, nil
+		return []store.Event{contextFieldEvent("context-field-updated", saved,
+			contextFieldResponse(saved, contextUse{}), contextFieldResponse(before, contextUse{}))}, nil
 	})
 	if err != nil {
 		return err
@@ -294,24 +372,26 @@ func (s *Server) handleUpdateContextField(w http.ResponseWriter, r *http.Request
 
 func (s *Server) handleDeleteContextField(w http.ResponseWriter, r *http.Request) error {
 	name := r.PathValue("contextField")
-	if _, ok := builtinContextField(name); ok {
-		return apierr.New(apierr.BadData, "%q is a built-in context field that SDKs always fill in; it cannot be deleted", name)
-	}
 	ctx := r.Context()
 	return s.answerEmptyOK(w, s.change(ctx, func(tx store.Tx) ([]store.Event, error) {
-		c, err := tx.GetContextField(ctx, name)
+		c, err := contextFieldIn(ctx, tx, r.PathValue("projectId"), name)
 		if err != nil {
 			return nil, err
+		}
+		if _, ok := builtinContextField(name); ok {
+			return nil, apierr.New(apierr.BadData, "%q is a built-in context field that SDKs always fill in; it cannot be deleted", name)
 		}
 		if err := tx.DeleteContextField(ctx, name); err != nil {
 			return nil, err
 		}
-		return []store.Event{{Type: "context-field-deleted", PreData: eventData(contextFieldResponse(c, contextUse{}))}}, nil
+		return []store.Event{contextFieldEvent("context-field-deleted", c, nil, contextFieldResponse(c, contextUse{}))}, nil
 	}))
 }
 
 // handleValidateContextField answers 200 when a name is usable for a new
-// field, 409 when it is taken (built-ins included).
+// field, 409 when it is taken (built-ins and every project's fields
+// included: names are unique across them); 404 on the route of an unknown
+// project.
 func (s *Server) handleValidateContextField(w http.ResponseWriter, r *http.Request) error {
 	var body struct {
 		Name string `json:"name"`
@@ -325,6 +405,11 @@ func (s *Server) handleValidateContextField(w http.ResponseWriter, r *http.Reque
 	}
 	ctx := r.Context()
 	err := s.view(ctx, func(rd store.Reader) error {
+		if project := r.PathValue("projectId"); project != "" {
+			if _, err := rd.GetProject(ctx, project); err != nil {
+				return err
+			}
+		}
 		_, err := getContextField(ctx, rd, name)
 		if err == nil {
 			return apierr.New(apierr.NameExists, "there is already a context field named %q", name)

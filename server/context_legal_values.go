@@ -36,6 +36,11 @@ func (s *Server) handleContextFieldStrategies(w http.ResponseWriter, r *http.Req
 	}
 	out := []use{}
 	err := s.view(ctx, func(rd store.Reader) error {
+		if project := r.PathValue("projectId"); project != "" {
+			if _, err := rd.GetProject(ctx, project); err != nil {
+				return err
+			}
+		}
 		strategies, err := rd.ListStrategies(ctx, store.StrategyFilter{})
 		if err != nil {
 			return err
@@ -64,12 +69,13 @@ func (s *Server) handleContextFieldStrategies(w http.ResponseWriter, r *http.Req
 	return writeJSON(w, http.StatusOK, map[string]any{"strategies": out})
 }
 
-// changeLegalValues applies edit to the field's legal values and saves the
-// field, with the same checks and event as a whole update
-// (context-field-updated). A built-in field not stored yet is stored.
-func (s *Server) changeLegalValues(ctx context.Context, name string, edit func([]store.LegalValue) ([]store.LegalValue, bool)) error {
+// changeLegalValues applies edit to the legal values of field name (of
+// project, on a project's routes) and saves the field, with the same checks
+// and event as a whole update (context-field-updated). A built-in field not
+// stored yet is stored.
+func (s *Server) changeLegalValues(ctx context.Context, project, name string, edit func([]store.LegalValue) ([]store.LegalValue, bool)) error {
 	return s.change(ctx, func(tx store.Tx) ([]store.Event, error) {
-		before, err := getContextField(ctx, tx, name)
+		before, err := contextFieldIn(ctx, tx, project, name)
 		if err != nil {
 			return nil, err
 		}
@@ -91,8 +97,8 @@ func (s *Server) changeLegalValues(ctx context.Context, name string, edit func([
 		if err != nil {
 			return nil, err
 		}
-		return []store.Event{{Type: "context-field-updated",
-			Data: eventData(contextFieldResponse(c, contextUse{})), PreData: eventData(contextFieldResponse(before, contextUse{}))}}, nil
+		return []store.Event{contextFieldEvent("context-field-updated", c,
+			contextFieldResponse(c, contextUse{}), contextFieldResponse(before, contextUse{}))}, nil
 	})
 }
 
@@ -104,7 +110,7 @@ func (s *Server) handlePutLegalValue(w http.ResponseWriter, r *http.Request) err
 	if err := decode(w, r, &lv); err != nil {
 		return err
 	}
-	err := s.changeLegalValues(r.Context(), r.PathValue("contextField"), func(values []store.LegalValue) ([]store.LegalValue, bool) {
+	err := s.changeLegalValues(r.Context(), r.PathValue("projectId"), r.PathValue("contextField"), func(values []store.LegalValue) ([]store.LegalValue, bool) {
 		i := slices.IndexFunc(values, func(v store.LegalValue) bool { return v.Value == lv.Value })
 		switch {
 		case i < 0:
@@ -127,7 +133,7 @@ func (s *Server) handlePutLegalValue(w http.ResponseWriter, r *http.Request) err
 // 200 also when the field did not have it; 404 for an unknown field.
 func (s *Server) handleDeleteLegalValue(w http.ResponseWriter, r *http.Request) error {
 	value := r.PathValue("legalValue")
-	err := s.changeLegalValues(r.Context(), r.PathValue("contextField"), func(values []store.LegalValue) ([]store.LegalValue, bool) {
+	err := s.changeLegalValues(r.Context(), r.PathValue("projectId"), r.PathValue("contextField"), func(values []store.LegalValue) ([]store.LegalValue, bool) {
 		out := slices.DeleteFunc(values, func(v store.LegalValue) bool { return v.Value == value })
 		return out, len(out) != len(values)
 	})

@@ -29,8 +29,9 @@ func registerFeatureEnvironments(s *Server, m mux) {
 	m.admin("POST "+bulk+"/off", PermUpdateFeatureEnvironment, s.handleBulkSwitch(false))
 }
 
-// adminFeature is a flag as the admin API answers it (featureSchema plus
-// Unleash's deprecated lastSeenAt and variants). Lists are never null.
+// adminFeature is a flag as the admin API answers it (Unleash's
+// featureSchema, which no longer has a flag-wide lastSeenAt or variants:
+// both are per environment). Lists are never null.
 type adminFeature struct {
 	Name           string            `json:"name"`
 	Type           string            `json:"type"`
@@ -43,9 +44,7 @@ type adminFeature struct {
 	Archived       bool              `json:"archived"`
 	CreatedAt      time.Time         `json:"createdAt"`
 	ArchivedAt     *time.Time        `json:"archivedAt"`
-	LastSeenAt     *time.Time        `json:"lastSeenAt"`
 	Environments   []adminFeatureEnv `json:"environments"`
-	Variants       []adminVariant    `json:"variants"`
 	Tags           []store.Tag       `json:"tags"`
 	Children       []string          `json:"children"`
 	Dependencies   []adminDependency `json:"dependencies"`
@@ -164,8 +163,8 @@ func featureViews(ctx context.Context, r store.Reader, features []store.Feature)
 		v := adminFeature{
 			Name: f.Name, Type: f.Type, Description: f.Description, Project: f.Project, Stale: f.Stale,
 			ImpressionData: f.ImpressionData, Archived: f.Archived(), CreatedAt: f.CreatedAt,
-			ArchivedAt: f.ArchivedAt, LastSeenAt: f.LastSeenAt, Environments: []adminFeatureEnv{},
-			Variants: []adminVariant{}, Tags: nonNilList(rel.tags[f.Name]), Children: nonNilList(rel.children[f.Name]),
+			ArchivedAt: f.ArchivedAt, Environments: []adminFeatureEnv{},
+			Tags: nonNilList(rel.tags[f.Name]), Children: nonNilList(rel.children[f.Name]),
 			Dependencies: []adminDependency{},
 		}
 		for _, fe := range fes {
@@ -173,11 +172,6 @@ func featureViews(ctx context.Context, r store.Reader, features []store.Feature)
 			ev.Name = fe.Environment
 			v.Environments = append(v.Environments, ev)
 			v.Enabled = v.Enabled || fe.Enabled
-		}
-		if len(v.Environments) > 0 {
-			// The deprecated flag-level variants are those of the first
-			// environment, as in Unleash.
-			v.Variants = v.Environments[0].Variants
 		}
 		for _, d := range rel.parents[f.Name] {
 			v.Dependencies = append(v.Dependencies, dependencyView(d))

@@ -224,9 +224,16 @@ func TestCreateFeature(t *testing.T) {
 		if body["type"] != "release" || body["archivedAt"] != nil || body["enabled"] != false {
 			t.Errorf("defaults: %s", res.Body)
 		}
-		for _, key := range []string{"environments", "variants", "tags", "children", "dependencies"} {
+		for _, key := range []string{"environments", "tags", "children", "dependencies"} {
 			if _, ok := body[key].([]any); !ok {
 				t.Errorf("%s is not a list: %s", key, res.Body)
+			}
+		}
+		// Variants and last-seen times are per environment, as in Unleash's
+		// featureSchema.
+		for _, key := range []string{"variants", "lastSeenAt"} {
+			if _, ok := body[key]; ok {
+				t.Errorf("flag-wide %s: %s", key, res.Body)
 			}
 		}
 		env := body["environments"].([]any)[0].(map[string]any)

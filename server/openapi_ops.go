@@ -308,13 +308,14 @@ var oaOps = map[string]oaOp{
 	"GET /api/admin/environments/project/{projectId}": {ID: "getProjectEnvironments", Summary: "Environments and whether the project uses them", Resp: oaRef("ProjectEnvironments")},
 	"POST /api/admin/environments/{name}/on":          {ID: "toggleEnvironmentOn", Summary: "Enable an environment", Status: http.StatusNoContent},
 	"POST /api/admin/environments/{name}/off":         {ID: "toggleEnvironmentOff", Summary: "Disable an environment", Status: http.StatusNoContent},
-	"GET /api/admin/context":                          {ID: "getContextFields", Summary: "List context fields", Resp: oaArray(oaRef("ContextField"))},
-	"POST /api/admin/context":                         {ID: "createContextField", Summary: "Create a context field", Body: oaRef("ContextField"), Status: http.StatusCreated, Resp: oaRef("ContextField"), Errors: []int{http.StatusConflict}},
-	"GET /api/admin/context/{contextField}":           {ID: "getContextField", Summary: "Get a context field", Resp: oaRef("ContextField")},
-	"PUT /api/admin/context/{contextField}":           {ID: "updateContextField", Summary: "Update a context field", Body: oaRef("ContextField"), Resp: oaRef("ContextField")},
-	"POST /api/admin/context/validate":                {ID: "validateContextFieldName", Summary: "Check that a context field name is free", Body: oaRef("Name"), Errors: []int{http.StatusConflict}},
-	"DELETE /api/admin/context/{contextField}":        {ID: "deleteContextField", Summary: "Delete a context field"},
-	"GET /api/admin/tags":                             {ID: "getTags", Summary: "List tags", Resp: oaRef("Tags")},
+	"GET /api/admin/context": {ID: "getContextFields", Summary: "List context fields", Resp: oaArray(oaRef("ContextField")), Query: []*oaParameter{oaContextInclude()},
+		Description: "The global context fields, built-ins included; with `include=project` also every project's own."},
+	"POST /api/admin/context":                  {ID: "createContextField", Summary: "Create a context field", Body: oaRef("ContextField"), Status: http.StatusCreated, Resp: oaRef("ContextField"), Errors: []int{http.StatusConflict}},
+	"GET /api/admin/context/{contextField}":    {ID: "getContextField", Summary: "Get a context field", Resp: oaRef("ContextField")},
+	"PUT /api/admin/context/{contextField}":    {ID: "updateContextField", Summary: "Update a context field", Body: oaRef("ContextField"), Resp: oaRef("ContextField")},
+	"POST /api/admin/context/validate":         {ID: "validateContextFieldName", Summary: "Check that a context field name is free", Body: oaRef("Name"), Errors: []int{http.StatusConflict}},
+	"DELETE /api/admin/context/{contextField}": {ID: "deleteContextField", Summary: "Delete a context field"},
+	"GET /api/admin/tags":                      {ID: "getTags", Summary: "List tags", Resp: oaRef("Tags")},
 	"POST /api/admin/tags": {ID: "createTag", Summary: "Create a tag", Body: oaRef("Tag"), Status: http.StatusCreated, Resp: oaRef("TagWithVersion"), Errors: []int{http.StatusConflict},
 		Description: "Creates a tag before any flag carries it, so that it is offered when tagging: a type that exists (default `simple`) and a value, 2 to 50 characters each; it is listed with the tags flags carry until deleted. 409 when the tag exists already. Event `tag-created`."},
 	"GET /api/admin/tags/{type}":            {ID: "getTagsByType", Summary: "List tags of a type", Resp: oaRef("Tags")},
@@ -477,6 +478,18 @@ var oaOps = map[string]oaOp{
 			"token": oaString(), "type": oaEnum("client", "frontend"), "projects": oaStrings().d("`[\"*\"]` for every project."), "environment": oaString(),
 		}).req("token", "type", "projects", "environment").closed())}).req("tokens").closed(),
 		Description: "For each valid client or frontend token in the list: its type, projects and environment, so that an Edge-style node (`signalbox edge`, Unleash Edge) can serve SDKs with it. Unknown, expired, admin and personal tokens are left out. No credentials needed: the answer tells nothing to someone who does not hold the token."},
+	"POST /edge/issue-token": {ID: "edgeCreateOrReturnTokens", Summary: "Get or create client tokens for an Edge node", Tag: "Edge",
+		Body: oaObject(oaProps{"tokens": oaArray(oaObject(oaProps{
+			"environment": oaString().d("An existing environment."),
+			"projects":    oaStrings().d("Existing projects, or `[\"*\"]` (or none) for every project."),
+		}).req("environment", "projects").closed()).d("At most 100.")}).req("tokens"),
+		Resp: oaObject(oaProps{"tokens": oaArray(oaObject(oaProps{
+			"token": oaString(), "type": oaEnum("client"), "projects": oaStrings().d("Sorted; `[\"*\"]` for every project."), "environment": oaString(),
+		}).req("token", "type", "projects", "environment").closed()).d("One per requested item, in order.")}).req("tokens").closed(),
+		Errors: []int{http.StatusBadRequest, http.StatusForbidden},
+		Description: "For each environment and projects: the client token issued to the caller before, still valid, or a new one (event `api-token-created`, named `edge_<environment>_<projects>`). " +
+			"The caller authenticates with an admin token or a personal access token in `Authorization` (a session cannot: 400); issued secrets are derived from that secret and never stored, so only the same caller gets the same token back, and a token deleted by an admin is replaced by a new one. " +
+			"Admins may ask for any projects; others only for projects in which they are Owner or Member (403 otherwise, and for `*`)."},
 	"POST /api/admin/constraints/validate": {ID: "validateConstraint", Summary: "Validate a constraint", Tag: "Features", Body: oaRef("Constraint"), Status: http.StatusNoContent,
 		Description: "204 when a flag strategy would accept the constraint: a known operator, values that parse as that operator needs (numbers, dates, semantic versions, a regular expression), and, when the context field has legal values, only those. Context fields that are not defined accept any value, as on strategies. 400 with the reason otherwise."},
 	"GET /api/admin/maintenance": {ID: "getMaintenance", Summary: "Is maintenance mode on?", Tag: "Maintenance", Resp: oaObject(oaProps{"enabled": oaBool()}).req("enabled").closed(),
@@ -604,6 +617,35 @@ var oaOps = map[string]oaOp{
 		Description: "Adds the value to the field's legal values, or replaces its description when the field has it already (no change, no event). Event `context-field-updated`. 200 without a body; 404 for an unknown field."},
 	"DELETE /api/admin/context/{contextField}/legal-values/{legalValue}": {ID: "deleteContextFieldLegalValue", Summary: "Remove a legal value", Tag: "Context",
 		Description: "The value is no longer legal for new constraints; constraints that use it are left as they are. 200 also when the field did not have it (then without an event). Event `context-field-updated`. 404 for an unknown field."},
+
+	// A project's own context fields: the global operations limited to the
+	// fields that belong to the project.
+	"GET /api/admin/projects/{projectId}/context": {ID: "getContextFieldsForProject", Summary: "List a project's context fields", Tag: "Context",
+		Resp: oaArray(oaRef("ContextField")), Query: []*oaParameter{oaContextInclude()},
+		Description: "The context fields that belong to the project (not the global ones, unless `include=root`). 404 for an unknown project."},
+	"POST /api/admin/projects/{projectId}/context": {ID: "createContextFieldForProject", Summary: "Create a project's context field", Tag: "Context",
+		Body: oaRef("ContextField"), Status: http.StatusCreated, Resp: oaRef("ContextField"), Headers: map[string]string{"Location": "The field's URL in the project."},
+		Errors:      []int{http.StatusConflict, http.StatusNotFound},
+		Description: "A context field of this project alone; `project` in the body, if sent, must name it. Names are unique across global and project fields (409 when taken, built-ins included). Needs UPDATE_PROJECT_CONTEXT in the project (its Owners, Editors and Admins). Event `context-field-created` in the project."},
+	"POST /api/admin/projects/{projectId}/context/validate": {ID: "validateContextFieldNameForProject", Summary: "Check that a context field name is free", Tag: "Context",
+		Body: oaRef("Name"), Errors: []int{http.StatusConflict, http.StatusNotFound},
+		Description: "200 when no context field, global or of any project, has the name; 409 when one has; 404 for an unknown project."},
+	"GET /api/admin/projects/{projectId}/context/{contextField}": {ID: "getContextFieldForProject", Summary: "Get a project's context field", Tag: "Context",
+		Resp: oaRef("ContextField"), Errors: []int{http.StatusNotFound}, Description: "404 unless the field belongs to the project."},
+	"PUT /api/admin/projects/{projectId}/context/{contextField}": {ID: "updateContextFieldForProject", Summary: "Update a project's context field", Tag: "Context",
+		Body: oaRef("ContextField"), Resp: oaRef("ContextField"), Errors: []int{http.StatusNotFound},
+		Description: "Only the properties sent change; a field never moves to another project (400). 404 unless the field belongs to the project. Event `context-field-updated` in the project."},
+	"DELETE /api/admin/projects/{projectId}/context/{contextField}": {ID: "deleteContextFieldForProject", Summary: "Delete a project's context field", Tag: "Context",
+		Errors: []int{http.StatusNotFound}, Description: "404 unless the field belongs to the project. Constraints that use it are left as they are. Event `context-field-deleted` in the project."},
+	"GET /api/admin/projects/{projectId}/context/{contextField}/strategies": {ID: "getStrategiesByContextFieldForProject", Summary: "Strategies using a context field", Tag: "Context",
+		Resp: oaObject(oaProps{"strategies": oaArray(oaObject(oaProps{"id": oaString(), "featureName": oaString(), "projectId": oaString(), "environment": oaString(), "strategyName": oaString()}).
+			req("id", "featureName", "projectId", "environment", "strategyName"))}).req("strategies"),
+		Description: "As the global operation: every flag strategy with a constraint on the field, of any project. 404 for an unknown project."},
+	"POST /api/admin/projects/{projectId}/context/{contextField}/legal-values": {ID: "updateContextFieldLegalValueForProject", Summary: "Add or describe a legal value", Tag: "Context",
+		Body:        oaObject(oaProps{"value": oaString().d("At most 100 characters."), "description": oaString().d("At most 1,000 characters.")}).req("value").closed(),
+		Description: "As the global operation, for a field of the project (404 otherwise). Event `context-field-updated` in the project."},
+	"DELETE /api/admin/projects/{projectId}/context/{contextField}/legal-values/{legalValue}": {ID: "deleteContextFieldLegalValueForProject", Summary: "Remove a legal value", Tag: "Context",
+		Description: "As the global operation, for a field of the project (404 otherwise). Event `context-field-updated` in the project."},
 	"GET /api/admin/user-admin/inactive": {ID: "getInactiveUsers", Summary: "Inactive users", Tag: "Users",
 		Resp: oaObject(oaProps{"version": oaInteger(), "inactiveUsers": oaArray(oaObject(oaProps{
 			"id": oaInteger(), "name": oaString().null(), "email": oaString(), "username": oaString().null(),
@@ -766,6 +808,11 @@ func oaActivateQuery() []*oaParameter {
 
 func oaJSON(description string, schema *oaSchema) *oaResponse {
 	return &oaResponse{Description: description, Content: map[string]oaMedia{"application/json": {Schema: schema}}}
+}
+
+// oaContextInclude is the include parameter of the context field lists.
+func oaContextInclude() *oaParameter {
+	return oaQuery("include", "`project` on the global list adds every project's fields; `root` on a project's list adds the global fields.", oaString())
 }
 
 // oaContextQuery are the query parameters that make up the evaluation

@@ -659,6 +659,7 @@ func oaAdminSchemas(s map[string]*oaSchema) {
 		"legalValues":    oaArray(oaRef("LegalValue")).d("When not empty, the only values the field takes."),
 		"usedInFeatures": oaInteger().null().d("Flags whose constraints use the field."),
 		"usedInProjects": oaInteger().null(),
+		"project":        oaString().d("The project the field belongs to; absent for a global field."),
 	}).req("name")
 	s["LegalValue"] = oaObject(oaProps{
 		"value":       oaString(),
@@ -864,7 +865,7 @@ func oaUserProps(rootRole *oaSchema) oaProps {
 		"email":         oaString(),
 		"username":      oaString().null(),
 		"imageUrl":      oaString(),
-		"isAPI":         oaBool().dep(),
+		"isAPI":         oaBool().dep().d("Only on the admin token answering `GET /api/admin/user`: true."),
 		"loginAttempts": oaInteger().atLeast(0).d("Failed sign-ins since the last successful one."),
 		"emailSent":     oaBool(),
 		"rootRole":      rootRole,

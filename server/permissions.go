@@ -42,6 +42,8 @@ const (
 	PermCreateContextField Permission = "CREATE_CONTEXT_FIELD"
 	PermUpdateContextField Permission = "UPDATE_CONTEXT_FIELD"
 	PermDeleteContextField Permission = "DELETE_CONTEXT_FIELD"
+	// Creating, changing and deleting the context fields of one project.
+	PermUpdateProjectContext Permission = "UPDATE_PROJECT_CONTEXT"
 
 	PermCreateStrategy Permission = "CREATE_STRATEGY"
 	PermUpdateStrategy Permission = "UPDATE_STRATEGY"
@@ -143,8 +145,10 @@ var projectMemberPerms = map[Permission]bool{
 // Member's: changing and deleting the project itself (its settings,
 // environments and change-request requirement; turning the requirement off
 // or lowering its approvals stays with Admins), managing who has access to
-// it, and reviewing and applying its change requests.
+// it, reviewing and applying its change requests, and managing its own
+// context fields.
 var projectOwnerPerms = map[Permission]bool{
+	PermUpdateProjectContext:    true,
 	PermApproveChangeRequest:    true,
 	PermApplyChangeRequest:      true,
 	PermUpdateProject:           true,

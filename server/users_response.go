@@ -9,12 +9,14 @@ import (
 // UserJSON is a user as the admin API answers it. The password hash is
 // never included.
 type UserJSON struct {
-	ID            int        `json:"id"`
-	Name          *string    `json:"name"`
-	Email         string     `json:"email,omitempty"`
-	Username      *string    `json:"username"`
-	ImageURL      string     `json:"imageUrl"`
-	IsAPI         bool       `json:"isAPI"`
+	ID       int     `json:"id"`
+	Name     *string `json:"name"`
+	Email    string  `json:"email,omitempty"`
+	Username *string `json:"username"`
+	ImageURL string  `json:"imageUrl"`
+	// IsAPI marks the admin token answering GET /api/admin/user; users
+	// leave it out, as Unleash's userSchema has no such property.
+	IsAPI         bool       `json:"isAPI,omitempty"`
 	LoginAttempts int        `json:"loginAttempts"`
 	EmailSent     bool       `json:"emailSent"`
 	RootRole      int        `json:"rootRole"`

@@ -96,7 +96,7 @@ func TestEnvironmentVariants(t *testing.T) {
 	if e := events[0]; e.Environment != "development" || e.Project != "default" {
 		t.Errorf("event %+v", e)
 	}
-	if f := fx.feature("f"); f.Environments[0].VariantCount != 2 || len(f.Environments[1].Variants) != 0 || len(f.Variants) != 2 {
+	if f := fx.feature("f"); f.Environments[0].VariantCount != 2 || len(f.Environments[1].Variants) != 0 || len(f.Environments[0].Variants) != 2 {
 		t.Errorf("feature view %+v", f)
 	}
 

@@ -66,7 +66,10 @@ type ContextField struct {
 	// Stickiness allows the field as a stickiness choice.
 	Stickiness bool
 	SortOrder  int
-	CreatedAt  time.Time
+	// Project is the project the field belongs to; "" for a global field.
+	// Names are unique across global and project fields alike.
+	Project   string
+	CreatedAt time.Time
 }
 
 // ContextFieldReader reads context fields.
@@ -80,10 +83,12 @@ type ContextFieldReader interface {
 // ContextFieldWriter changes context fields.
 type ContextFieldWriter interface {
 	// CreateContextField stores c; a zero CreatedAt is set to now.
-	// NameExists if the name is taken.
+	// NameExists if the name is taken (by a global or a project field);
+	// NotFound if c.Project names no project.
 	CreateContextField(ctx context.Context, c ContextField) (ContextField, error)
 	// UpdateContextField replaces description, legal values, stickiness and
-	// sort order. NotFound if absent.
+	// sort order; the project a field belongs to never changes. NotFound if
+	// absent.
 	UpdateContextField(ctx context.Context, c ContextField) (ContextField, error)
 	// DeleteContextField returns NotFound if absent.
 	DeleteContextField(ctx context.Context, name string) error

@@ -2,18 +2,20 @@ package sqlstore
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 
 	"github.com/signalbox/signalbox/internal/apierr"
 	"github.com/signalbox/signalbox/store"
 )
 
-const contextFieldCols = `name, description, legal_values, stickiness, sort_order, created_at`
+const contextFieldCols = `name, description, legal_values, stickiness, sort_order, created_at, project`
 
 func scanContextField(r scanner) (store.ContextField, error) {
 	var c store.ContextField
-	err := r.Scan(&c.Name, &c.Description, jsonCol{&c.LegalValues}, &c.Stickiness, &c.SortOrder, timeCol{&c.CreatedAt})
-	c.LegalValues = nonNil(c.LegalValues)
+	var project sql.NullString
+	err := r.Scan(&c.Name, &c.Description, jsonCol{&c.LegalValues}, &c.Stickiness, &c.SortOrder, timeCol{&c.CreatedAt}, &project)
+	c.LegalValues, c.Project = nonNil(c.LegalValues), project.String
 	return c, err
 }
 
@@ -38,9 +40,9 @@ func (t *tx) CreateContextField(ctx context.Context, c store.ContextField) (stor
 		return store.ContextField{}, apierr.Wrap(apierr.BadData, err, "legal values cannot be stored")
 	}
 	err = t.write(ctx, func() error {
-		_, err := t.exec(ctx, `INSERT INTO context_fields (`+contextFieldCols+`) VALUES (?, ?, ?, ?, ?, ?)`,
-			c.Name, c.Description, legal, c.Stickiness, c.SortOrder, timeArg(c.CreatedAt))
-		return adapt(err, contextFieldSubject(c.Name), nil)
+		_, err := t.exec(ctx, `INSERT INTO context_fields (`+contextFieldCols+`) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+			c.Name, c.Description, legal, c.Stickiness, c.SortOrder, timeArg(c.CreatedAt), nullIfEmpty(c.Project))
+		return adapt(err, contextFieldSubject(c.Name), apierr.New(apierr.NotFound, "there is no project %q", c.Project))
 	})
 	if err != nil {
 		return store.ContextField{}, err

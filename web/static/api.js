@@ -72,3 +72,7 @@ export function cached(path) {
 
 // enc encodes one path segment.
 export const enc = encodeURIComponent;
+
+// lastSeen is when SDKs last reported a flag in any environment (Unleash
+// answers it per environment only); undefined when never.
+export const lastSeen = (f) => (f.environments || []).map((e) => e.lastSeenAt).filter(Boolean).sort().pop();

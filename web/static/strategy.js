@@ -84,7 +84,7 @@ const fromLocalInput = (v) => (v ? new Date(v).toISOString() : '');
 export async function editStrategy({ project, feature, environment, st }) {
   const [defs, ctxFields, segs] = await Promise.all([
     cached('/api/admin/strategies'),
-    cached('/api/admin/context'),
+    cached(`/api/admin/projects/${enc(project)}/context?include=root`),
     cached('/api/admin/segments'),
   ]);
   const definitions = (defs.strategies || []).filter((d) => !d.deprecated || (st && d.name === st.name));

@@ -6,7 +6,7 @@ import { splitList } from './strategy.js';
 
 // editVariants resolves true when the variants were saved.
 export async function editVariants({ project, feature, environment, variants }) {
-  const ctxFields = await cached('/api/admin/context');
+  const ctxFields = await cached(`/api/admin/projects/${enc(project)}/context?include=root`);
   const contextNames = (ctxFields || []).map((c) => c.name);
   const url = `/api/admin/projects/${enc(project)}/features/${enc(feature)}/environments/${enc(environment)}/variants`;
   return modal(`Variants of ${feature} in ${environment}`, (close) => {

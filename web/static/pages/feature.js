@@ -1,7 +1,7 @@
 // One flag: per environment its switch and its strategies in order, with
 // the strategy editor; stale, archive.
 import { h, mount, field, checkbox, select, alertBox, setAlert, showError, modal, confirm, status, fmtDate, switchButton } from '../dom.js';
-import { api, enc, cached } from '../api.js';
+import { api, enc, cached, lastSeen } from '../api.js';
 import { can, navigate } from '../app.js';
 import { summary, editStrategy } from '../strategy.js';
 import { eventItem } from '../events.js';
@@ -68,7 +68,7 @@ export async function render(main, [projectId, name]) {
       h('dl', { class: 'meta' },
         h('dt', null, 'Type'), h('dd', null, f.type),
         h('dt', null, 'Created'), h('dd', null, fmtDate(f.createdAt)),
-        h('dt', null, 'Last seen'), h('dd', null, f.lastSeenAt ? fmtDate(f.lastSeenAt) : 'Never'),
+        h('dt', null, 'Last seen'), h('dd', null, lastSeen(f) ? fmtDate(lastSeen(f)) : 'Never'),
         h('dt', null, 'Impression data'), h('dd', null, f.impressionData ? 'On' : 'Off'),
         h('dt', null, 'Depends on'), h('dd', { class: 'deps' },
           (f.dependencies || []).map((d) => h('span', { class: 'tag' },

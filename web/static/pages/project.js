@@ -1,7 +1,7 @@
 // A project's flags: one on/off switch per environment, filters that apply
 // as you type, pages of 50 rows, and the new-flag form.
 import { h, mount, field, checkbox, select, alertBox, setAlert, showError, modal, confirm, status, fmtDate, fmtDay, switchButton, debounce } from '../dom.js';
-import { api, enc, cached } from '../api.js';
+import { api, enc, cached, lastSeen } from '../api.js';
 import { can, navigate } from '../app.js';
 
 const pageSize = 50;
@@ -50,7 +50,7 @@ export async function render(main, [projectId]) {
     const by = {
       name: (a, b) => a.name.localeCompare(b.name),
       created: (a, b) => (b.createdAt || '').localeCompare(a.createdAt || ''),
-      seen: (a, b) => (b.lastSeenAt || '').localeCompare(a.lastSeenAt || ''),
+      seen: (a, b) => (lastSeen(b) || '').localeCompare(lastSeen(a) || ''),
     }[sortSel.value];
     return out.sort(by);
   };
@@ -82,7 +82,7 @@ export async function render(main, [projectId]) {
       h('td', null, (f.tags || []).map((t) => h('span', { class: 'tag' }, `${t.type}:${t.value}`))),
       h('td', null, f.stale ? h('span', { class: 'badge stale' }, 'Stale') : ''),
       h('td', null, fmtDay(f.createdAt)),
-      h('td', null, f.lastSeenAt ? fmtDate(f.lastSeenAt) : h('span', { class: 'muted' }, 'Never')),
+      h('td', null, lastSeen(f) ? fmtDate(lastSeen(f)) : h('span', { class: 'muted' }, 'Never')),
       projectEnvs.map((env) => {
         const fe = byEnv.get(env);
         return h('td', { class: 'switch-cell' }, fe
