@@ -9,7 +9,8 @@ export async function render(main, [projectId]) {
   const base = `/api/admin/projects/${enc(projectId)}`;
   const alert = alertBox();
   const body = h('div');
-  const addButton = h('button', { type: 'button', class: 'primary' }, 'Add access');
+  // Shown once the access list says the user may manage it.
+  const addButton = h('button', { type: 'button', class: 'primary', hidden: true }, 'Add access');
   const project = await api('GET', base);
   mount(main,
     h('nav', { class: 'crumbs', 'aria-label': 'Breadcrumb' },
