@@ -366,8 +366,17 @@ func instanceInfoFlow(t *testing.T, s *uiSuite) {
 		}
 		break
 	}
-	if got := f.textOf(`[data-info=version]`); got == "" {
-		t.Error("no version shown")
+	var info struct {
+		Version  string `json:"version"`
+		Database string `json:"database"`
+	}
+	json.Unmarshal(adminCall(t, s.url, "GET", "/api/admin/instance-admin/info", nil), &info)
+	if got := f.textOf(`[data-info=version]`); got == "" || got != info.Version {
+		t.Errorf("version shown %q, the API says %q", got, info.Version)
+	}
+	// The suite runs on the embedded SQLite database.
+	if got := f.textOf(`[data-info=database]`); info.Database != "sqlite" || got != "SQLite (embedded)" {
+		t.Errorf("database shown %q, the API says %q", got, info.Database)
 	}
 }
 

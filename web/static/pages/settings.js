@@ -5,17 +5,18 @@ import { h, mount, field, checkbox, select, alertBox, showError, status, fmtDate
 import { api } from '../api.js';
 
 export async function render(main) {
-  const [saml, ui, stats] = await Promise.all([
+  const [saml, ui, stats, info] = await Promise.all([
     api('GET', '/api/admin/auth/saml/settings'),
     api('GET', '/api/admin/ui-config'),
     api('GET', '/api/admin/instance-admin/statistics'),
+    api('GET', '/api/admin/instance-admin/info'),
   ]);
   mount(main,
     h('div', { class: 'page-head' }, h('h1', null, 'Instance settings')),
     h('p', { class: 'lead' }, 'Settings that apply to the whole instance. Each change is recorded in the event log.'),
     samlSection(saml),
     corsSection(ui.frontendApiOrigins || []),
-    infoSection(ui, stats));
+    infoSection(ui, stats, info));
 }
 
 // section is a titled part of the page.
@@ -99,12 +100,16 @@ const figures = [
   ['segments', 'Segments'], ['groups', 'Groups'], ['roles', 'Roles'], ['contextFields', 'Context fields'], ['strategies', 'Strategy types'],
 ];
 
-// infoSection shows the version and the counts of the statistics endpoint.
-function infoSection(ui, stats) {
+const databases = { sqlite: 'SQLite (embedded)', postgres: 'PostgreSQL' };
+
+// infoSection shows the version, the database and the counts of the
+// statistics endpoint.
+function infoSection(ui, stats, info) {
   const tokens = stats.apiTokens || {};
   return section('info-head', 'About this instance',
     h('dl', { class: 'meta' },
-      h('dt', null, 'Version'), h('dd', { 'data-info': 'version' }, stats.versionOSS || ui.version),
+      h('dt', null, 'Version'), h('dd', { 'data-info': 'version' }, info.version || ui.version),
+      h('dt', null, 'Database'), h('dd', { 'data-info': 'database' }, databases[info.database] || info.database),
       h('dt', null, 'Address'), h('dd', { 'data-info': 'url' }, ui.unleashUrl),
       h('dt', null, 'Instance id'), h('dd', { 'data-info': 'instanceId' }, stats.instanceId),
       h('dt', null, 'SAML sign-in'), h('dd', { 'data-info': 'saml' }, stats.SAMLenabled ? 'On' : 'Off'),
