@@ -354,6 +354,7 @@ func instanceInfoFlow(t *testing.T, s *uiSuite) {
 	for try := 0; ; try++ {
 		before := counts()
 		f.visit("/admin/settings", "Instance settings")
+		f.run("the counts", chromedp.WaitVisible(chromedp.CSS(`[data-stat="users"]`)))
 		shown := eval[string](f, js)
 		if before != counts() {
 			if try == 20 {

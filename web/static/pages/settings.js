@@ -5,10 +5,13 @@ import { h, mount, field, checkbox, select, alertBox, showError, status, fmtDate
 import { api } from '../api.js';
 
 export async function render(main) {
-  const [saml, ui, stats, info] = await Promise.all([
+  // The statistics count everything the instance holds, which takes a
+  // while on large instances: the forms do not wait for them.
+  const stats = api('GET', '/api/admin/instance-admin/statistics');
+  stats.catch(() => {});
+  const [saml, ui, info] = await Promise.all([
     api('GET', '/api/admin/auth/saml/settings'),
     api('GET', '/api/admin/ui-config'),
-    api('GET', '/api/admin/instance-admin/statistics'),
     api('GET', '/api/admin/instance-admin/info'),
   ]);
   mount(main,
@@ -102,21 +105,31 @@ const figures = [
 
 const databases = { sqlite: 'SQLite (embedded)', postgres: 'PostgreSQL' };
 
-// infoSection shows the version, the database and the counts of the
-// statistics endpoint.
-function infoSection(ui, stats, info) {
-  const tokens = stats.apiTokens || {};
+// infoSection shows the version, the database and, once the statistics
+// promise settles, their counts.
+function infoSection(ui, statsPromise, info) {
+  const counts = h('div', { class: 'counts', 'aria-busy': 'true' }, h('p', { class: 'muted' }, 'Counting…'));
+  statsPromise.then((stats) => {
+    const tokens = stats.apiTokens || {};
+    counts.removeAttribute('aria-busy');
+    mount(counts,
+      h('dl', { class: 'meta' },
+        h('dt', null, 'Instance id'), h('dd', { 'data-info': 'instanceId' }, stats.instanceId),
+        h('dt', null, 'SAML sign-in'), h('dd', { 'data-info': 'saml' }, stats.SAMLenabled ? 'On' : 'Off'),
+        h('dt', null, 'Counted at'), h('dd', null, fmtDate(stats.timestamp))),
+      h('dl', { class: 'figures' },
+        figures.map(([key, label]) => h('div', { class: 'figure', 'data-stat': key }, h('dt', null, label), h('dd', null, String(stats[key] ?? 0)))),
+        h('div', { class: 'figure', 'data-stat': 'apiTokens' }, h('dt', null, 'API tokens'),
+          h('dd', null, String(Object.values(tokens).reduce((a, b) => a + b, 0))))));
+  }, (err) => {
+    counts.removeAttribute('aria-busy');
+    mount(counts, h('p', { class: 'alert', role: 'alert' }, `The statistics could not be read: ${err.message}`));
+  });
   return section('info-head', 'About this instance',
     h('dl', { class: 'meta' },
       h('dt', null, 'Version'), h('dd', { 'data-info': 'version' }, info.version || ui.version),
       h('dt', null, 'Database'), h('dd', { 'data-info': 'database' }, databases[info.database] || info.database),
-      h('dt', null, 'Address'), h('dd', { 'data-info': 'url' }, ui.unleashUrl),
-      h('dt', null, 'Instance id'), h('dd', { 'data-info': 'instanceId' }, stats.instanceId),
-      h('dt', null, 'SAML sign-in'), h('dd', { 'data-info': 'saml' }, stats.SAMLenabled ? 'On' : 'Off'),
-      h('dt', null, 'Counted at'), h('dd', null, fmtDate(stats.timestamp))),
-    h('dl', { class: 'figures' },
-      figures.map(([key, label]) => h('div', { class: 'figure', 'data-stat': key }, h('dt', null, label), h('dd', null, String(stats[key] ?? 0)))),
-      h('div', { class: 'figure', 'data-stat': 'apiTokens' }, h('dt', null, 'API tokens'),
-        h('dd', null, String(Object.values(tokens).reduce((a, b) => a + b, 0))))),
+      h('dt', null, 'Address'), h('dd', { 'data-info': 'url' }, ui.unleashUrl)),
+    counts,
     h('p', null, h('a', { href: '/api/admin/instance-admin/statistics/csv', download: 'statistics.csv' }, 'Download the statistics as CSV')));
 }
