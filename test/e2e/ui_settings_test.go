@@ -84,6 +84,30 @@ func accessFlow(t *testing.T, s *uiSuite) {
 	if group := accessOf(t, s, "acc-proj", "acc-team"); group == nil || fmt.Sprint(group["roles"]) != "[4]" {
 		t.Errorf("after the change the API shows %v, want roles [4] (Owner)", group)
 	}
+	// As an Owner through the group, Ada manages access herself: she finds
+	// a user by name, as Owners may not list every user, and adds him.
+	var otto struct {
+		ID int `json:"id"`
+	}
+	json.Unmarshal(adminCall(t, s.url, "POST", "/api/admin/user-admin", obj{"username": "otto", "name": "Otto Added", "rootRole": "Viewer"}), &otto)
+	g.visit("/projects/acc-proj/access", "Access to Access project")
+	g.run("an Owner adds a user",
+		clickButton("Add access"),
+		typeInto(`dialog input[name=find]`, "Otto"),
+		waitJS(`[...document.querySelectorAll('dialog select[name=subject] option')].some(o => o.textContent === 'User: Otto Added')`, "Otto offered"),
+		choose(`dialog select[name=subject]`, fmt.Sprintf("user:%d", otto.ID)),
+		click(`dialog button[type=submit]`), chromedp.WaitNotPresent(chromedp.CSS("dialog")),
+		waitText(`tr[data-access="user:Otto Added"] th`, "Otto Added"))
+	var access struct {
+		Users []struct {
+			ID    int   `json:"id"`
+			Roles []int `json:"roles"`
+		} `json:"users"`
+	}
+	json.Unmarshal(adminCall(t, s.url, "GET", "/api/admin/projects/acc-proj/access", nil), &access)
+	if len(access.Users) != 1 || access.Users[0].ID != otto.ID || fmt.Sprint(access.Users[0].Roles) != "[5]" {
+		t.Errorf("after the Owner's grant the API shows users %+v, want Otto as Member", access.Users)
+	}
 	f.run("removing the group",
 		click(`button[aria-label="Remove acc-team"]`), click(`dialog button.danger`),
 		waitJS(`!document.querySelector('tr[data-access="group:acc-team"]')`, "the row gone"))

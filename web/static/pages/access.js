@@ -1,7 +1,7 @@
 // Project access: the users and groups holding a project role (Owner,
 // Member) in one project; Admins and the project's Owners add them, change
 // their role and remove them. The API checks every change itself.
-import { h, mount, field, select, alertBox, setAlert, showError, modal, confirm, status, fmtDate } from '../dom.js';
+import { h, mount, field, select, alertBox, setAlert, showError, modal, confirm, status, fmtDate, debounce } from '../dom.js';
 import { api, enc } from '../api.js';
 import { session, can } from '../app.js';
 
@@ -87,19 +87,32 @@ function roleSelect(row, roles, onChange) {
 // addForm grants a project role to a user or a group; it resolves true
 // when saved.
 async function addForm(base, roles, access) {
-  const [people, groups] = await Promise.all([listUsers(), api('GET', '/api/admin/groups').then((d) => d.groups || [])]);
+  const admin = can('ADMIN');
+  const [people, groups] = await Promise.all([admin ? listUsers() : [], api('GET', '/api/admin/groups').then((d) => d.groups || [])]);
   const held = new Set([...(access.users || []).map((u) => `user:${u.id}`), ...(access.groups || []).map((g) => `group:${g.id}`)]);
-  const options = [
-    ...people.filter((u) => !held.has(`user:${u.id}`)).map((u) => [`user:${u.id}`, `User: ${u.name || u.username || u.email}`]),
+  const options = (users) => [
+    ['', 'Choose…'],
+    ...users.filter((u) => !held.has(`user:${u.id}`)).map((u) => [`user:${u.id}`, `User: ${u.name || u.username || u.email}`]),
     ...groups.filter((g) => !held.has(`group:${g.id}`)).map((g) => [`group:${g.id}`, `Group: ${g.name}`]),
   ];
   return modal('Add access', (close) => {
-    const who = field('User or group', select([['', 'Choose…'], ...options], '', { name: 'subject' }), { name: 'subject' });
+    const who = field('User or group', select(options(people), '', { name: 'subject' }), { name: 'subject' });
+    // Only Admins may list every user; others find them by name.
+    const find = admin ? null : field('Find users', h('input', { type: 'search', name: 'find', autocomplete: 'off' }),
+      { name: 'find', hint: 'Type two or more letters of a name, username or e-mail; matching users join the list below.' });
+    if (find) {
+      find.control.addEventListener('input', debounce(async () => {
+        const q = find.control.value.trim();
+        const found = q.length < 2 ? [] : await api('GET', `/api/admin/user-admin/search?q=${enc(q)}`).catch(() => []);
+        const keep = who.control.value;
+        mount(who.control, options(found).map(([v, t]) => h('option', { value: v, selected: v === keep }, t)));
+      }, 150));
+    }
     const member = roles.find((r) => r.name === 'Member') || roles[0] || {};
     const role = field('Role', select(roles.map((r) => [String(r.id), r.name]), String(member.id), { name: 'role' }), { name: 'roles' });
     const fields = [who, role];
     const alert = alertBox();
-    const form = h('form', { novalidate: true }, fields.map((f) => f.el), alert,
+    const form = h('form', { novalidate: true }, find ? find.el : null, fields.map((f) => f.el), alert,
       h('div', { class: 'actions' },
         h('button', { type: 'submit', class: 'primary' }, 'Add'),
         h('button', { type: 'button', onclick: () => close(false) }, 'Cancel')));
@@ -124,10 +137,8 @@ async function addForm(base, roles, access) {
   });
 }
 
-// listUsers lists every user for Admins; project Owners, who may not list
-// users, get none and can add groups.
+// listUsers lists every user (Admins only).
 async function listUsers() {
-  if (!can('ADMIN')) return [];
   const data = await api('GET', '/api/admin/user-admin');
   return data.users || [];
 }
