@@ -15,6 +15,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/signalbox/signalbox/internal/apierr"
 	"github.com/signalbox/signalbox/store"
 )
 
@@ -59,8 +60,23 @@ type clientAppsIn struct {
 	Count int    `json:"count"`
 }
 
-// instanceID reads the instance's id, creating it on first use.
+// instanceID reads the instance's id, creating it on first use. Reading
+// comes first, so that only the first use takes a write transaction.
 func (s *Server) instanceID(r *http.Request) (string, error) {
+	var id string
+	err := s.view(r.Context(), func(rd store.Reader) error {
+		st, err := rd.GetSetting(r.Context(), instanceIDSettingName)
+		if err != nil {
+			return err
+		}
+		return json.Unmarshal(st.Value, &id)
+	})
+	if err == nil && id != "" {
+		return id, nil
+	}
+	if err != nil && !apierr.Is(err, apierr.NotFound) {
+		return "", err
+	}
 	b := make([]byte, 16)
 	if _, err := rand.Read(b); err != nil {
 		return "", err
@@ -69,7 +85,7 @@ func (s *Server) instanceID(r *http.Request) (string, error) {
 	h := hex.EncodeToString(b)
 	fresh, _ := json.Marshal(h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:])
 	var st store.Setting
-	err := s.store.Update(r.Context(), func(tx store.Tx) error {
+	err = s.store.Update(r.Context(), func(tx store.Tx) error {
 		var err error
 		st, err = tx.InitSetting(r.Context(), store.Setting{Name: instanceIDSettingName, Value: fresh})
 		return err
@@ -77,7 +93,6 @@ func (s *Server) instanceID(r *http.Request) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	var id string
 	err = json.Unmarshal(st.Value, &id)
 	return id, err
 }

@@ -19,6 +19,7 @@ var uiPages = []string{
 	"GET /projects/{projectId}",
 	"GET /projects/{projectId}/features/{featureName}",
 	"GET /projects/{projectId}/health",
+	"GET /projects/{projectId}/access",
 	"GET /archive",
 	"GET /events",
 	"GET /playground",
@@ -28,6 +29,9 @@ var uiPages = []string{
 	"GET /admin/api-tokens",
 	"GET /admin/users",
 	"GET /admin/groups",
+	"GET /admin/roles",
+	"GET /admin/settings",
+	"GET /admin/import-export",
 	"GET /profile",
 }
 

@@ -107,7 +107,12 @@ func BenchmarkUIPages(b *testing.B) {
 		{"sign-in check", []string{"/api/admin/user"}},
 		{"projects", []string{"/api/admin/projects"}},
 		{"project flags", []string{"/api/admin/projects/project-04", "/api/admin/projects/project-04/features",
-			"/api/admin/environments", "/api/admin/feature-types"}},
+			"/api/admin/environments", "/api/admin/feature-types", "/api/admin/projects/project-04/access"}},
+		{"project access", []string{"/api/admin/projects/project-04", "/api/admin/projects/project-04/access"}},
+		{"roles", []string{"/api/admin/roles"}},
+		{"instance settings", []string{"/api/admin/auth/saml/settings", "/api/admin/ui-config", "/api/admin/instance-admin/info"}},
+		// The settings page shows the statistics' counts when they come.
+		{"instance statistics", []string{"/api/admin/instance-admin/statistics"}},
 		{"flag", []string{"/api/admin/environments", "/api/admin/projects/project-04/features/" + flag}},
 		{"flag with a segment", []string{"/api/admin/environments", "/api/admin/projects/project-04/features/" + flag, "/api/admin/segments"}},
 		{"strategy editor", []string{"/api/admin/strategies", "/api/admin/context", "/api/admin/segments"}},

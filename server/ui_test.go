@@ -23,6 +23,10 @@ func TestUIRoutes(t *testing.T) {
 		{"GET", "/projects/default/features/my-flag", 200, "text/html; charset=utf-8"},
 		{"GET", "/events", 200, "text/html; charset=utf-8"},
 		{"HEAD", "/archive", 200, "text/html; charset=utf-8"},
+		{"GET", "/projects/default/access", 200, "text/html; charset=utf-8"},
+		{"GET", "/admin/roles", 200, "text/html; charset=utf-8"},
+		{"GET", "/admin/settings", 200, "text/html; charset=utf-8"},
+		{"GET", "/admin/import-export", 200, "text/html; charset=utf-8"},
 		{"GET", "/assets/" + web.Version() + "/app.js", 200, "text/javascript; charset=utf-8"},
 		// Paths that are not pages keep their JSON answers.
 		{"GET", "/api/admin/nope", 401, "application/json; charset=utf-8"},

@@ -101,6 +101,9 @@ func (s *Store) Revision(ctx context.Context) (int64, error) {
 	return rev, nil
 }
 
+// Kind names the database the store runs on: "sqlite" or "postgres".
+func (s *Store) Kind() string { return s.d.name }
+
 // Close implements store.Store. For SQLite it first checkpoints the WAL
 // (after the readers are closed), so that after a clean stop the database
 // file alone holds every change, even while another process has the

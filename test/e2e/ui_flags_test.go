@@ -467,8 +467,7 @@ func dependencyFlow(t *testing.T, s *uiSuite) {
 
 // samlButtonFlow turns SAML sign-in on and finds its button on the
 // sign-in page.
-func samlButtonFlow(t *testing.T, s *uiSuite) {
-	idp := samltest.New(t)
+func samlButtonFlow(t *testing.T, s *uiSuite, idp *samltest.IDP) {
 	adminCall(t, s.url, "POST", "/api/admin/auth/saml/settings", obj{"enabled": true, "entityId": idp.EntityID,
 		"signOnUrl": idp.SignOnURL, "certificate": idp.CertificatePEM})
 	f := s.newFlow(t)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/signalbox/signalbox/auth/saml/samltest"
 	"github.com/signalbox/signalbox/internal/pgtest"
 )
 
@@ -18,6 +19,9 @@ import (
 func TestUI(t *testing.T) {
 	s := startUISuite(t, "")
 	prodToken := productionToken(t, s)
+	// One identity provider for the flows that save SAML settings, so that
+	// they save the same and neither spoils the other's sign-in.
+	idp := samltest.New(t)
 
 	t.Run("first login with the printed password", func(t *testing.T) {
 		t.Parallel()
@@ -44,7 +48,42 @@ func TestUI(t *testing.T) {
 
 	t.Run("a SAML button when SAML is on", func(t *testing.T) {
 		t.Parallel()
-		samlButtonFlow(t, s)
+		samlButtonFlow(t, s, idp)
+	})
+
+	t.Run("project access: a group's Member creates flags only there", func(t *testing.T) {
+		t.Parallel()
+		accessFlow(t, s)
+	})
+
+	t.Run("a Viewer made on the users page has no administration", func(t *testing.T) {
+		t.Parallel()
+		viewerAdminFlow(t, s)
+	})
+
+	t.Run("roles and what they may do", func(t *testing.T) {
+		t.Parallel()
+		rolesFlow(t, s)
+	})
+
+	t.Run("SAML settings saved in the form, then a SAML sign-in", func(t *testing.T) {
+		t.Parallel()
+		samlSettingsFlow(t, s, idp)
+	})
+
+	t.Run("CORS origins saved in the form reach the frontend API", func(t *testing.T) {
+		t.Parallel()
+		corsFlow(t, s)
+	})
+
+	t.Run("instance figures as the statistics count them", func(t *testing.T) {
+		t.Parallel()
+		instanceInfoFlow(t, s)
+	})
+
+	t.Run("export, change, import", func(t *testing.T) {
+		t.Parallel()
+		importExportFlow(t, s)
 	})
 
 	t.Run("session expiry", func(t *testing.T) {

@@ -22,6 +22,7 @@ const routes = [
   { re: /^\/projects\/([^/]+)$/, page: 'project' },
   { re: /^\/projects\/([^/]+)\/features\/([^/]+)$/, page: 'feature' },
   { re: /^\/projects\/([^/]+)\/health$/, page: 'health' },
+  { re: /^\/projects\/([^/]+)\/access$/, page: 'access' },
   { re: /^\/archive$/, page: 'archive' },
   { re: /^\/events$/, page: 'events' },
   { re: /^\/playground$/, page: 'playground' },
@@ -31,6 +32,9 @@ const routes = [
   { re: /^\/admin\/api-tokens$/, page: 'tokens' },
   { re: /^\/admin\/users$/, page: 'users' },
   { re: /^\/admin\/groups$/, page: 'groups' },
+  { re: /^\/admin\/roles$/, page: 'roles' },
+  { re: /^\/admin\/settings$/, page: 'settings' },
+  { re: /^\/admin\/import-export$/, page: 'import-export' },
   { re: /^\/profile$/, page: 'profile' },
 ];
 
@@ -45,6 +49,9 @@ const nav = [
   ['/admin/api-tokens', 'API tokens', () => can('READ_API_TOKEN') || can('CREATE_API_TOKEN')],
   ['/admin/users', 'Users', () => can('ADMIN')],
   ['/admin/groups', 'Groups', () => can('ADMIN')],
+  ['/admin/roles', 'Roles', () => can('ADMIN')],
+  ['/admin/settings', 'Settings', () => can('ADMIN')],
+  ['/admin/import-export', 'Import/export', () => can('ADMIN')],
 ];
 
 const root = document.getElementById('app');

@@ -75,7 +75,12 @@ func New(t testing.TB) *IDP {
 	p := &IDP{KeyPair: kp, CertificatePEM: kp.Certificate, sps: map[string]*crewjam.EntityDescriptor{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /metadata", func(w http.ResponseWriter, r *http.Request) { p.idp.ServeMetadata(w, r) })
-	mux.HandleFunc("/sso", func(w http.ResponseWriter, r *http.Request) { p.idp.ServeSSO(w, r) })
+	mux.HandleFunc("/sso", func(w http.ResponseWriter, r *http.Request) {
+		// The answer form is a page a browser shows; without the type it
+		// would sniff it as text.
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		p.idp.ServeSSO(w, r)
+	})
 	hs := httptest.NewServer(mux)
 	t.Cleanup(hs.Close)
 	metadataURL, _ := url.Parse(hs.URL + "/metadata")
@@ -253,9 +258,11 @@ func (p *IDP) Answer(redirectURL string) (Answer, error) {
 	}, nil
 }
 
-// formTemplate is a plain version of the library's auto-posting form.
+// formTemplate is a plain version of the library's auto-posting form,
+// with a button instead of the script, so that a browser test posts it
+// as a person would.
 var formTemplate = template.Must(template.New("form").Parse(
-	`<form method="post" action="{{.URL}}"><input name="SAMLResponse" value="{{.SAMLResponse}}"><input name="RelayState" value="{{.RelayState}}"></form>`))
+	`<form method="post" action="{{.URL}}"><input name="SAMLResponse" value="{{.SAMLResponse}}"><input name="RelayState" value="{{.RelayState}}"><button type="submit">Continue</button></form>`))
 
 var formRE = regexp.MustCompile(`action="([^"]*)"><input name="SAMLResponse" value="([^"]*)"><input name="RelayState" value="([^"]*)">`)
 

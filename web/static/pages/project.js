@@ -3,16 +3,20 @@
 import { h, mount, field, checkbox, select, alertBox, setAlert, showError, modal, confirm, status, fmtDate, fmtDay, switchButton, debounce } from '../dom.js';
 import { api, enc, cached, lastSeen } from '../api.js';
 import { can, navigate } from '../app.js';
+import { heldProjectRoles } from './access.js';
 
 const pageSize = 50;
 
 export async function render(main, [projectId]) {
-  const [project, list, envs, types] = await Promise.all([
+  const [project, list, envs, types, held] = await Promise.all([
     api('GET', `/api/admin/projects/${enc(projectId)}`),
     api('GET', `/api/admin/projects/${enc(projectId)}/features`),
     cached('/api/admin/environments'),
     cached('/api/admin/feature-types'),
+    heldProjectRoles(projectId),
   ]);
+  // A project role (Owner, Member) lets its holder create flags here.
+  const mayCreate = can('CREATE_FEATURE') || held.length > 0;
   const envType = new Map((envs.environments || []).map((e) => [e.name, e]));
   const envOrder = (e) => (envType.get(e) ? envType.get(e).sortOrder : 0);
   const projectEnvs = (project.environments || []).map((e) => e.environment)
@@ -117,10 +121,11 @@ export async function render(main, [projectId]) {
       h('h1', null, project.name),
       h('div', { class: 'row-actions' },
         h('a', { class: 'button', href: `/projects/${enc(projectId)}/health` }, 'Health and lead time'),
+        h('a', { class: 'button', href: `/projects/${enc(projectId)}/access` }, 'Access'),
         can('UPDATE_PROJECT') && h('button', { type: 'button', onclick: async () => {
         if (await projectEnvironments(projectId, envs.environments || [], projectEnvs)) navigate(location.pathname, { replace: true });
       } }, 'Environments'),
-      can('CREATE_FEATURE') && h('button', { type: 'button', class: 'primary', onclick: async () => {
+      mayCreate && h('button', { type: 'button', class: 'primary', onclick: async () => {
         const created = await flagForm(projectId, typeNames);
         if (created) navigate(`/projects/${enc(projectId)}/features/${enc(created.name)}`);
       } }, 'New flag'))),
