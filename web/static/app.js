@@ -20,6 +20,8 @@ const routes = [
   { re: /^\/projects\/([^/]+)$/, page: 'project' },
   { re: /^\/projects\/([^/]+)\/features\/([^/]+)$/, page: 'feature' },
   { re: /^\/projects\/([^/]+)\/health$/, page: 'health' },
+  { re: /^\/projects\/([^/]+)\/change-requests$/, page: 'changeRequests' },
+  { re: /^\/projects\/([^/]+)\/change-requests\/(\d+)$/, page: 'changeRequest' },
   { re: /^\/archive$/, page: 'archive' },
   { re: /^\/events$/, page: 'events' },
   { re: /^\/playground$/, page: 'playground' },
