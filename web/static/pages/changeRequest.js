@@ -88,7 +88,7 @@ export async function render(main, [projectId, id]) {
         setState('Scheduled', 'Scheduled', { scheduledAt: at })) : null,
       h('section', { class: 'panel', 'aria-labelledby': 'cr-changes' },
         h('h2', { id: 'cr-changes' }, 'Changes'),
-        live ? h('p', { class: 'hint' }, `Each change compared with ${cr.environment} as it is now: removed lines struck out, added lines underlined.`)
+        live ? h('p', { class: 'hint' }, `Each change compared with ${cr.environment} as it is now: removed lines marked −, added lines marked +.`)
           : h('p', { class: 'hint' }, `This request is ${cr.state}; its changes are shown as they were proposed.`),
         cr.features.map((f) => featureChanges(cr, f, cur, author && live, (c) => step('Change discarded', () => api('DELETE', `${base}/changes/${enc(c.id)}`)))),
         cr.segments.map((c) => changeItem(c, { segment: cur.segments.get(c.payload.id) }, live, author && live,
@@ -102,7 +102,7 @@ export async function render(main, [projectId, id]) {
       h('section', { class: 'panel', 'aria-labelledby': 'cr-comments' },
         h('h2', { id: 'cr-comments' }, 'Comments'),
         cr.comments.length ? h('ul', { class: 'comments' }, cr.comments.map((c) => h('li', { 'data-comment': c.id },
-          h('p', { class: 'who' }, h('strong', null, c.createdBy.username), ' ', h('span', { class: 'muted' }, fmtDate(c.createdAt))),
+          h('p', { class: 'comment-by' }, h('strong', null, c.createdBy.username), ' ', h('span', { class: 'muted' }, fmtDate(c.createdAt))),
           h('p', { class: 'text' }, c.text))))
           : h('p', { class: 'muted' }, 'No comments yet.'),
         can('UPDATE_FEATURE') ? commentForm((text) => step('Comment added', () => api('POST', `${base}/comments`, { text }))) : null));

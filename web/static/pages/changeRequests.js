@@ -3,7 +3,7 @@
 // required and how many approvals they need.
 import { h, mount, checkbox, alertBox, setAlert, status, fmtDate } from '../dom.js';
 import { api, enc, cached } from '../api.js';
-import { can, navigate } from '../app.js';
+import { can } from '../app.js';
 
 const tabs = [
   ['open', 'Open', ['Draft', 'In review', 'Approved']],
@@ -47,16 +47,19 @@ export async function render(main, [projectId], query) {
           cr.schedule ? h('span', { class: 'desc' }, `at ${fmtDate(cr.schedule.scheduledAt)}`) : null),
         h('td', null, fmtDate(cr.createdAt))))
         : h('tr', null, h('td', { colspan: 5, class: 'empty' }, `No ${tab[1].toLowerCase()} change requests.`)))),
-    settings(path, [...config].sort(envOrder), () => navigate(location.pathname + location.search, { replace: true })));
+    settings(path, config, envOrder));
 }
 
 // settings shows, per environment of the project, whether changes there
 // need a change request and how many approvals; with UPDATE_PROJECT each
-// row is saved on its own. Turning them off or asking fewer approvals is
-// for Admins: the API says so when someone else tries.
-function settings(path, config, reload) {
+// row is saved on its own, and the table redrawn from the API. Turning
+// them off or asking fewer approvals is for Admins: the API says so when
+// someone else tries.
+function settings(path, config, envOrder) {
   const alert = alertBox();
   const editable = can('UPDATE_PROJECT');
+  const tbody = h('tbody');
+  const draw = (list) => mount(tbody, [...list].sort(envOrder).map(row));
   const row = (c) => {
     const on = checkbox(`Required in ${c.environment}`, c.changeRequestEnabled, { name: `cr-enabled-${c.environment}`, disabled: !editable });
     const approvals = h('input', { type: 'number', min: 1, max: 10, step: 1, value: String(c.requiredApprovals), name: `cr-approvals-${c.environment}`,
@@ -66,8 +69,8 @@ function settings(path, config, reload) {
       try {
         await api('PUT', `${path}/environments/${enc(c.environment)}/change-requests/config`,
           { changeRequestsEnabled: on.control.checked, requiredApprovals: Number(approvals.value) });
+        draw(await api('GET', `${path}/change-requests/config`));
         status(`Change requests ${on.control.checked ? 'required' : 'not required'} in ${c.environment}`);
-        reload();
       } catch (err) {
         setAlert(alert, err.message);
       }
@@ -86,5 +89,5 @@ function settings(path, config, reload) {
     h('table', { class: 'list cr-config' },
       h('caption', { class: 'sr-only' }, 'Change requests per environment'),
       h('thead', null, h('tr', null, ['Environment', 'Change requests', 'Approvals needed', 'Save'].map((c) => h('th', { scope: 'col' }, c)))),
-      h('tbody', null, config.map(row))));
+      draw(config)));
 }
