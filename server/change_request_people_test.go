@@ -3,6 +3,7 @@ package server
 import (
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -251,4 +252,32 @@ func TestChangeRequestProjectRoles(t *testing.T) {
 	mustForbid(t, ts.as(owner, "PUT", team.state(cr.ID), map[string]any{"state": "Approved"}), "author")
 	ts.as(owner2, "PUT", team.state(cr.ID), map[string]any{"state": "Approved"}).must(t, http.StatusOK)
 	ts.as(owner, "PUT", team.state(cr.ID), map[string]any{"state": "Applied"}).must(t, http.StatusOK)
+}
+
+// The UI shows the review and apply buttons from the permissions that GET
+// /api/admin/user lists; they must follow the root roles.
+func TestMeListsChangeRequestPermissions(t *testing.T) {
+	ts := newTestServer(t)
+	tests := []struct {
+		role string
+		want bool
+	}{
+		{"Editor", true},
+		{"Viewer", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.role, func(t *testing.T) {
+			cookie := crUser(t, ts, "me-"+strings.ToLower(tt.role), tt.role)
+			var me struct {
+				Permissions []map[string]string `json:"permissions"`
+			}
+			ts.asSession(cookie, "GET", "/api/admin/user", nil).must(t, http.StatusOK).Decode(t, &me)
+			for _, perm := range []Permission{PermApproveChangeRequest, PermApplyChangeRequest} {
+				got := slices.ContainsFunc(me.Permissions, func(p map[string]string) bool { return p["permission"] == string(perm) })
+				if got != tt.want {
+					t.Errorf("%s: %s listed %v, want %v", tt.role, perm, got, tt.want)
+				}
+			}
+		})
+	}
 }

@@ -20,6 +20,8 @@ var uiPages = []string{
 	"GET /projects/{projectId}/features/{featureName}",
 	"GET /projects/{projectId}/health",
 	"GET /projects/{projectId}/access",
+	"GET /projects/{projectId}/change-requests",
+	"GET /projects/{projectId}/change-requests/{changeRequestId}",
 	"GET /archive",
 	"GET /events",
 	"GET /playground",

@@ -606,6 +606,7 @@ var listedPermissions = []Permission{
 	PermCreateStrategy, PermUpdateStrategy, PermDeleteStrategy,
 	PermCreateTagType, PermUpdateTagType, PermDeleteTagType,
 	PermCreateAPIToken, PermReadAPIToken, PermDeleteAPIToken,
+	PermApproveChangeRequest, PermApplyChangeRequest,
 }
 
 // handleMe answers the caller and their permissions. For an admin API token

@@ -233,6 +233,16 @@ func TestUI(t *testing.T) {
 		healthFlow(t, s)
 	})
 
+	t.Run("change requests: required in settings, proposed from the flag page, reviewed by another user, applied", func(t *testing.T) {
+		t.Parallel()
+		changeRequestFlow(t, s)
+	})
+
+	t.Run("change requests: comment, two approvals, schedule, cancel", func(t *testing.T) {
+		t.Parallel()
+		changeRequestCommentScheduleFlow(t, s)
+	})
+
 	t.Run("archive and revive", func(t *testing.T) {
 		t.Parallel()
 		archiveFlow(t, s)

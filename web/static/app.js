@@ -23,6 +23,8 @@ const routes = [
   { re: /^\/projects\/([^/]+)\/features\/([^/]+)$/, page: 'feature' },
   { re: /^\/projects\/([^/]+)\/health$/, page: 'health' },
   { re: /^\/projects\/([^/]+)\/access$/, page: 'access' },
+  { re: /^\/projects\/([^/]+)\/change-requests$/, page: 'changeRequests' },
+  { re: /^\/projects\/([^/]+)\/change-requests\/(\d+)$/, page: 'changeRequest' },
   { re: /^\/archive$/, page: 'archive' },
   { re: /^\/events$/, page: 'events' },
   { re: /^\/playground$/, page: 'playground' },

@@ -21,7 +21,8 @@ const multi = (op) => ['list', 'strlist'].includes((opInfo.get(op) || {}).kind);
 // splitList turns "a, b,c" into ["a", "b", "c"].
 export const splitList = (s) => s.split(',').map((x) => x.trim()).filter((x) => x !== '');
 
-function describeConstraint(c) {
+// describeConstraint says in words what a constraint asks of the context.
+export function describeConstraint(c) {
   const info = opInfo.get(c.operator) || { text: c.operator };
   let vals = multi(c.operator) ? (c.values || []).join(', ') : (c.value || '');
   if (info.kind === 'date' && vals && !Number.isNaN(new Date(vals).getTime())) vals = new Date(vals).toLocaleString();

@@ -7,10 +7,11 @@ import { summary, editStrategy } from '../strategy.js';
 import { eventItem } from '../events.js';
 import { editVariants } from '../variants.js';
 import { renderUsage } from '../usage.js';
+import { changeRequestEnvs, drawBanner, propose } from '../proposals.js';
 
 export async function render(main, [projectId, name]) {
   const path = `/api/admin/projects/${enc(projectId)}/features/${enc(name)}`;
-  const envList = await cached('/api/admin/environments');
+  const [envList, crEnvs] = await Promise.all([cached('/api/admin/environments'), changeRequestEnvs(projectId)]);
   const envInfo = new Map((envList.environments || []).map((e) => [e.name, e]));
   // Segment names are fetched only when a strategy uses a segment: the
   // list counts every segment's uses, which costs the server time.
@@ -23,6 +24,7 @@ export async function render(main, [projectId, name]) {
   };
   const alert = alertBox();
   const head = h('div');
+  const banner = h('p', { class: 'notice cr-banner', hidden: true });
   const envsBox = h('div');
 
   const load = async () => {
@@ -30,6 +32,7 @@ export async function render(main, [projectId, name]) {
     await loadSegmentNames(f);
     drawHead(f);
     drawEnvs(f);
+    await drawBanner(banner, projectId, name);
     return f;
   };
   const act = async (what, fn) => {
@@ -99,8 +102,18 @@ export async function render(main, [projectId, name]) {
     const base = `${path}/environments/${enc(env.name)}`;
     const list = [...(env.strategies || [])].sort((a, b) => a.sortOrder - b.sortOrder);
     const prod = (envInfo.get(env.name) || {}).type === 'production';
+    // Where change requests are required, edits become proposals: the
+    // flag itself changes only when the request is applied.
+    const proposing = crEnvs.has(env.name);
+    const write = (what, direct, change) => (proposing
+      ? act(null, () => propose(projectId, env.name, { feature: f.name, ...change }, what))
+      : act(what, direct));
     const toggle = async (on) => {
       setAlert(alert, '');
+      if (proposing) {
+        await write(`turn ${f.name} ${on ? 'on' : 'off'} in ${env.name}`, null, { action: 'updateEnabled', payload: { enabled: on } });
+        return false;
+      }
       if (prod && !await confirm(`Turn ${on ? 'on' : 'off'} in ${env.name}`,
         `${env.name} is a production environment. Turn ${f.name} ${on ? 'on' : 'off'} there?`, on ? 'Turn on' : 'Turn off')) return false;
       try {
@@ -116,12 +129,12 @@ export async function render(main, [projectId, name]) {
     // call for the arrow buttons and for drag and drop.
     const moveTo = (from, to) => {
       if (from === to || to < 0 || to >= list.length) return undefined;
-      return act('Strategies reordered', () => {
-        const order = list.map((s) => s.id);
-        const [id] = order.splice(from, 1);
-        order.splice(to, 0, id);
-        return api('POST', `${base}/strategies/set-sort-order`, order.map((sid, n) => ({ id: sid, sortOrder: n })));
-      });
+      const order = list.map((s) => s.id);
+      const [id] = order.splice(from, 1);
+      order.splice(to, 0, id);
+      const items = order.map((sid, n) => ({ id: sid, sortOrder: n }));
+      return write('Strategies reordered', () => api('POST', `${base}/strategies/set-sort-order`, items),
+        { action: 'reorderStrategy', payload: items });
     };
     const move = (i, by) => moveTo(i, i + by);
     // Drag and drop: the index being dragged lives here, not only in the
@@ -167,6 +180,7 @@ export async function render(main, [projectId, name]) {
       h('header', null,
         switchButton(`Toggle ${f.name} in ${env.name}`, env.enabled, toggle, { disabled: !can('UPDATE_FEATURE_ENVIRONMENT') }),
         h('h2', { id: `env-${env.name}` }, env.name),
+        proposing ? h('span', { class: 'badge cr', title: 'Changes here are proposed in a change request' }, 'change requests') : null,
         prod ? h('span', { class: 'badge prod' }, 'production') : h('span', { class: 'badge off' }, (envInfo.get(env.name) || {}).type || ''),
         h('span', { class: 'spacer' }),
         can('CREATE_FEATURE_STRATEGY') && h('button', { type: 'button', onclick: () => edit(null), 'aria-label': `Add strategy in ${env.name}` }, 'Add strategy')),
@@ -183,7 +197,8 @@ export async function render(main, [projectId, name]) {
               h('button', { type: 'button', class: 'small', disabled: i === list.length - 1, onclick: () => move(i, 1), 'aria-label': `Move ${label(st, i)} down` }, '↓'),
               h('button', { type: 'button', class: 'small', onclick: () => edit(st), 'aria-label': `Edit ${label(st, i)}` }, 'Edit'),
               h('button', { type: 'button', class: 'small', 'aria-label': `${st.disabled ? 'Enable' : 'Disable'} ${label(st, i)}`,
-                onclick: () => act(st.disabled ? 'Strategy enabled' : 'Strategy disabled', () => api('PUT', `${base}/strategies/${enc(st.id)}`, { ...st, disabled: !st.disabled })) },
+                onclick: () => write(st.disabled ? 'Strategy enabled' : 'Strategy disabled', () => api('PUT', `${base}/strategies/${enc(st.id)}`, { ...st, disabled: !st.disabled }),
+                  { action: 'updateStrategy', payload: { ...st, disabled: !st.disabled } }) },
               st.disabled ? 'Enable' : 'Disable')],
             can('CREATE_FEATURE_STRATEGY') && (f.environments || []).filter((o) => o.name !== env.name).map((o) => h('button', {
               type: 'button', class: 'small', 'aria-label': `Copy ${label(st, i)} to ${o.name}`,
@@ -194,7 +209,7 @@ export async function render(main, [projectId, name]) {
             }, `Copy to ${o.name}`)),
             can('DELETE_FEATURE_STRATEGY') && h('button', { type: 'button', class: 'small danger', 'aria-label': `Delete ${label(st, i)}`, onclick: async () => {
               if (!await confirm('Delete strategy', `Delete the strategy ${st.title || st.name} in ${env.name}?`, 'Delete', { danger: true })) return;
-              await act('Strategy deleted', () => api('DELETE', `${base}/strategies/${enc(st.id)}`));
+              await write('Strategy deleted', () => api('DELETE', `${base}/strategies/${enc(st.id)}`), { action: 'deleteStrategy', payload: { id: st.id } });
             } }, 'Delete'))))
           : h('p', { class: 'muted' }, 'No strategies yet.'),
         h('div', { class: 'variants-line' },
@@ -241,7 +256,7 @@ export async function render(main, [projectId, name]) {
     }
   });
 
-  mount(main, head, alert, envsBox, usage, history);
+  mount(main, head, banner, alert, envsBox, usage, history);
   await load();
 }
 

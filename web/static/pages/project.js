@@ -122,6 +122,7 @@ export async function render(main, [projectId]) {
       h('div', { class: 'row-actions' },
         h('a', { class: 'button', href: `/projects/${enc(projectId)}/health` }, 'Health and lead time'),
         h('a', { class: 'button', href: `/projects/${enc(projectId)}/access` }, 'Access'),
+        h('a', { class: 'button', href: `/projects/${enc(projectId)}/change-requests` }, 'Change requests'),
         can('UPDATE_PROJECT') && h('button', { type: 'button', onclick: async () => {
         if (await projectEnvironments(projectId, envs.environments || [], projectEnvs)) navigate(location.pathname, { replace: true });
       } }, 'Environments'),
