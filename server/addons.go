@@ -16,7 +16,6 @@ import (
 // Addons: integrations that receive audit events, configured through
 // Unleash's addons API. The one provider is the generic webhook
 // (addons_webhook.go); addons_delivery.go sends the events.
-func init() { adminAreas = append(adminAreas, registerAddons) }
 
 // Unleash guards addon writes with CREATE_ADDON, UPDATE_ADDON and
 // DELETE_ADDON, which only its Admin role holds; addons hold secrets and

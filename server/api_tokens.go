@@ -18,7 +18,6 @@ import (
 // (/api/admin/user/tokens). Only a hash of a secret is stored: the secret
 // appears once, in the answer that creates the token, and never in lists
 // or audit events.
-func init() { adminAreas = append(adminAreas, registerAPITokens) }
 
 func registerAPITokens(s *Server, m mux) {
 	m.admin("GET /api/admin/api-tokens", PermReadAPIToken, s.handleListAPITokens)

@@ -16,14 +16,6 @@ import (
 	"github.com/signalbox/signalbox/store"
 )
 
-func init() {
-	adminAreas = append(adminAreas, registerApplicationAdmin)
-	for _, t := range []string{"application-updated", "application-deleted"} {
-		eventTypeNames = append(eventTypeNames, t)
-		knownEventTypes[t] = true
-	}
-}
-
 func registerApplicationAdmin(s *Server, m mux) {
 	m.admin("POST /api/admin/metrics/applications/{appName}", PermAdmin, s.handleSaveApplication)
 	m.admin("DELETE /api/admin/metrics/applications/{appName}", PermAdmin, s.handleDeleteApplication)

@@ -13,7 +13,6 @@ import (
 // usage they reported (/api/client/metrics), kept per flag, application,
 // environment and hour. Reports are buffered in memory and written every
 // few seconds, so the newest minute may not show yet.
-func init() { adminAreas = append(adminAreas, registerApplications) }
 
 func registerApplications(s *Server, m mux) {
 	m.admin("GET /api/admin/metrics/applications", PermRead, s.handleListApplications)

@@ -16,8 +16,6 @@ import (
 	"github.com/signalbox/signalbox/store"
 )
 
-func init() { adminAreas = append(adminAreas, registerArchive) }
-
 func registerArchive(s *Server, m mux) {
 	m.admin("DELETE "+projectFeaturesPath+"/{featureName}", PermDeleteFeature, s.handleArchiveFeature)
 	m.admin("GET /api/admin/archive/features", PermRead, s.handleListArchived)

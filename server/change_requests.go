@@ -51,8 +51,6 @@ import (
 	"github.com/signalbox/signalbox/store"
 )
 
-func init() { adminAreas = append(adminAreas, registerChangeRequests) }
-
 // The permissions of reviewing and applying change requests (Unleash's
 // names). Admins and Editors hold them everywhere, project Owners in their
 // project.

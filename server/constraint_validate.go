@@ -11,8 +11,6 @@ import (
 	"github.com/signalbox/signalbox/store"
 )
 
-func init() { adminAreas = append(adminAreas, registerConstraintValidate) }
-
 func registerConstraintValidate(s *Server, m mux) {
 	m.admin("POST /api/admin/constraints/validate", PermRead, s.handleValidateConstraint)
 }

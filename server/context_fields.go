@@ -18,7 +18,6 @@ import (
 // project; the handlers serve both the global routes and the project's
 // (project_context_fields.go), where projectId in the path limits them to
 // that project's own fields.
-func init() { adminAreas = append(adminAreas, registerContextFields) }
 
 func registerContextFields(s *Server, m mux) {
 	m.admin("GET /api/admin/context", PermRead, s.handleListContextFields)

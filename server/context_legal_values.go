@@ -13,8 +13,6 @@ import (
 	"github.com/signalbox/signalbox/store"
 )
 
-func init() { adminAreas = append(adminAreas, registerContextLegalValues) }
-
 func registerContextLegalValues(s *Server, m mux) {
 	m.admin("GET /api/admin/context/{contextField}/strategies", PermRead, s.handleContextFieldStrategies)
 	m.admin("POST /api/admin/context/{contextField}/legal-values", PermUpdateContextField, s.handlePutLegalValue)

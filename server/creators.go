@@ -12,8 +12,6 @@ import (
 	"github.com/signalbox/signalbox/store"
 )
 
-func init() { adminAreas = append(adminAreas, registerCreators) }
-
 func registerCreators(s *Server, m mux) {
 	m.admin("GET /api/admin/event-creators", PermRead, s.handleEventCreators)
 	m.admin("GET /api/admin/projects/{projectId}/flag-creators", PermRead, s.handleFlagCreators)

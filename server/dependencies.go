@@ -15,8 +15,6 @@ import (
 	"github.com/signalbox/signalbox/store"
 )
 
-func init() { adminAreas = append(adminAreas, registerDependencies) }
-
 func registerDependencies(s *Server, m mux) {
 	deps := projectFeaturesPath + "/{featureName}/dependencies"
 	m.admin("GET "+deps, PermRead, s.handleListDependencies)

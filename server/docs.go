@@ -20,8 +20,6 @@ const (
 	docsUIPath   = "/docs/openapi/"
 )
 
-func init() { adminAreas = append(adminAreas, registerDocs) }
-
 func registerDocs(s *Server, m mux) {
 	// The document is built at the first request: by then every area has
 	// registered its routes.

@@ -25,8 +25,6 @@ import (
 	"github.com/signalbox/signalbox/store"
 )
 
-func init() { adminAreas = append(adminAreas, registerDora) }
-
 func registerDora(s *Server, m mux) {
 	m.admin("GET /api/admin/projects/{projectId}/dora", PermRead, s.handleProjectDora)
 	m.admin("GET /api/admin/projects/{projectId}/insights", PermRead, s.handleProjectInsights)

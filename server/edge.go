@@ -11,8 +11,6 @@ import (
 // Edge-style nodes (`signalbox edge`, Unleash Edge) ask which of the tokens
 // their SDKs sent are valid, and what each may read, before serving them.
 
-func init() { adminAreas = append(adminAreas, registerEdge) }
-
 func registerEdge(s *Server, m mux) {
 	m.public("POST /edge/validate", s.handleEdgeValidate)
 }

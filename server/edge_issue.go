@@ -29,8 +29,6 @@ import (
 // cannot. A token an admin deletes stays deleted: the next request
 // creates one with another creation time, so another secret.
 
-func init() { adminAreas = append(adminAreas, registerEdgeIssue) }
-
 func registerEdgeIssue(s *Server, m mux) {
 	// Members of a project may ask for its tokens: the handler checks each
 	// token's projects, as creating one through the API does.

@@ -14,7 +14,6 @@ import (
 // Environments: the deployment stages flags are switched in, and which of
 // them each project uses (with the strategy a flag gets when it is switched
 // on there without one).
-func init() { adminAreas = append(adminAreas, registerEnvironments) }
 
 func registerEnvironments(s *Server, m mux) {
 	m.admin("GET /api/admin/environments", PermRead, s.handleListEnvironments)

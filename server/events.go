@@ -16,7 +16,6 @@ import (
 
 // Events: reading the audit log. Writes record their events through
 // Server.change; this area only lists and searches them.
-func init() { adminAreas = append(adminAreas, registerEvents) }
 
 func registerEvents(s *Server, m mux) {
 	m.admin("GET /api/admin/events", PermRead, s.handleListEvents)
@@ -412,15 +411,16 @@ func (m eventMatcher) match(e store.Event) bool {
 
 // knownEventTypes are the event types Unleash documents, the values the search's
 // type filter accepts.
-var knownEventTypes = map[string]bool{}
-
-func init() {
+var knownEventTypes = func() map[string]bool {
+	known := make(map[string]bool, len(eventTypeNames))
 	for _, t := range eventTypeNames {
-		knownEventTypes[t] = true
+		known[t] = true
 	}
-}
+	return known
+}()
 
 var eventTypeNames = []string{
+	"application-updated", "application-deleted", "feature-completed", "feature-uncompleted",
 	"application-created", "feature-created", "feature-deleted", "feature-updated", "feature-metadata-updated",
 	"feature-variants-updated", "feature-environment-variants-updated", "feature-project-change",
 	"feature-archived", "feature-revived", "feature-import", "feature-tagged", "feature-tag-import",

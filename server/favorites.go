@@ -16,8 +16,6 @@ import (
 	"github.com/signalbox/signalbox/store"
 )
 
-func init() { adminAreas = append(adminAreas, registerFavorites) }
-
 func registerFavorites(s *Server, m mux) {
 	m.admin("POST /api/admin/projects/{projectId}/favorites", PermRead, s.handleFavoriteProject(true))
 	m.admin("DELETE /api/admin/projects/{projectId}/favorites", PermRead, s.handleFavoriteProject(false))

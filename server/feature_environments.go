@@ -15,8 +15,6 @@ import (
 	"github.com/signalbox/signalbox/store"
 )
 
-func init() { adminAreas = append(adminAreas, registerFeatureEnvironments) }
-
 // featureEnvPath is the prefix of every route about one flag in one environment.
 const featureEnvPath = projectFeaturesPath + "/{featureName}/environments/{environment}"
 

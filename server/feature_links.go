@@ -15,8 +15,6 @@ import (
 // dashboard that watches it, the code that checks it. They show with the
 // flag and change with UPDATE_FEATURE, each change audited.
 
-func init() { adminAreas = append(adminAreas, registerFeatureLinks) }
-
 const (
 	featureLinksPath = "/api/admin/projects/{projectId}/features/{featureName}/link"
 	maxLinksPerFlag  = 50

@@ -13,8 +13,6 @@ import (
 	"github.com/signalbox/signalbox/store"
 )
 
-func init() { adminAreas = append(adminAreas, registerFeatureTypes) }
-
 func registerFeatureTypes(s *Server, m mux) {
 	m.admin("GET /api/admin/feature-types", PermRead, s.handleListFeatureTypes)
 	// Unleash's path is …/lifetime; …/lifetimes is accepted as well.

@@ -18,8 +18,6 @@ import (
 	"github.com/signalbox/signalbox/store"
 )
 
-func init() { adminAreas = append(adminAreas, registerFeatures) }
-
 // projectFeaturesPath is the prefix of every per-project flag route.
 const projectFeaturesPath = "/api/admin/projects/{projectId}/features"
 

@@ -33,7 +33,6 @@ import (
 // The allowed origins are kept in memory and re-read only when the store
 // revision moves (any audited change moves it, on this instance or on
 // another sharing the database), so a frontend request reads no database.
-func init() { adminAreas = append(adminAreas, registerFrontendCORS) }
 
 func registerFrontendCORS(s *Server, m mux) {
 	m.admin("GET /api/admin/ui-config", PermRead, s.handleGetUIConfig)

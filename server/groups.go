@@ -18,7 +18,6 @@ import (
 // to a group apply to each member in that project. Reading is open to every
 // signed-in user, so that project owners can pick groups; changing needs
 // ADMIN.
-func init() { adminAreas = append(adminAreas, registerGroups) }
 
 func registerGroups(s *Server, m mux) {
 	m.admin("GET /api/admin/groups", PermRead, s.handleListGroups)

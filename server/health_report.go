@@ -32,8 +32,6 @@ import (
 	"github.com/signalbox/signalbox/store"
 )
 
-func init() { adminAreas = append(adminAreas, registerHealthReport) }
-
 func registerHealthReport(s *Server, m mux) {
 	m.admin("GET /api/admin/projects/{projectId}/health-report", PermRead, s.handleHealthReport)
 }

@@ -23,8 +23,6 @@ import (
 	"github.com/signalbox/signalbox/store"
 )
 
-func init() { adminAreas = append(adminAreas, registerImportExport) }
-
 const featuresBatchPath = "/api/admin/features-batch"
 
 func registerImportExport(s *Server, m mux) {

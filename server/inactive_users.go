@@ -14,8 +14,6 @@ import (
 	"github.com/signalbox/signalbox/store"
 )
 
-func init() { adminAreas = append(adminAreas, registerInactiveUsers) }
-
 // inactiveAfter is how long without activity makes a user inactive.
 const inactiveAfter = 180 * 24 * time.Hour
 

@@ -6,7 +6,6 @@ import "net/http"
 // /api/admin/instance-admin/info): the version and the kind of database,
 // which the Unleash-shaped statistics and UI configuration answers have
 // no place for.
-func init() { adminAreas = append(adminAreas, registerInstanceInfo) }
 
 func registerInstanceInfo(s *Server, m mux) {
 	m.admin("GET /api/admin/instance-admin/info", PermAdmin, s.handleInstanceInfo)
@@ -32,13 +31,4 @@ func (s *Server) handleInstanceInfo(w http.ResponseWriter, r *http.Request) erro
 		info.Database = k.Kind()
 	}
 	return writeJSON(w, http.StatusOK, info)
-}
-
-func init() {
-	oaOps["GET /api/admin/instance-admin/info"] = oaOp{ID: "getInstanceInfo", Summary: "Instance version and database", Tag: "Instance Admin",
-		Resp: oaObject(oaProps{
-			"version":  oaString().d("The server's version."),
-			"database": oaEnum("sqlite", "postgres", "unknown").d("The database the server stores its data in."),
-		}).req("version", "database"),
-		Description: "What the administration page shows about the running instance beyond the statistics: its version and its kind of database (embedded SQLite or PostgreSQL)."}
 }

@@ -19,8 +19,6 @@ import (
 	"github.com/signalbox/signalbox/store"
 )
 
-func init() { adminAreas = append(adminAreas, registerInstanceStats) }
-
 // instanceIDSettingName holds the instance's id, generated once and shared
 // by every instance of the server using the database.
 const instanceIDSettingName = "instance.id"

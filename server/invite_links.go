@@ -18,8 +18,6 @@ import (
 // Viewer role until it expires or an admin disables it. Admins list the
 // links with the people who joined through each.
 
-func init() { adminAreas = append(adminAreas, registerInviteLinks) }
-
 const (
 	inviteLinksPath = "/api/admin/invite-link/tokens"
 	maxInviteLinks  = 100

@@ -22,14 +22,6 @@ import (
 	"github.com/signalbox/signalbox/store"
 )
 
-func init() {
-	adminAreas = append(adminAreas, registerLifecycle)
-	for _, t := range []string{"feature-completed", "feature-uncompleted"} {
-		eventTypeNames = append(eventTypeNames, t)
-		knownEventTypes[t] = true
-	}
-}
-
 // lifecycleSettingName holds the completions.
 const lifecycleSettingName = "feature.lifecycle.completed"
 

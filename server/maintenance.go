@@ -14,8 +14,6 @@ import (
 	"github.com/signalbox/signalbox/store"
 )
 
-func init() { adminAreas = append(adminAreas, registerMaintenance) }
-
 // maintenanceSettingName is the instance setting that holds the mode, as
 // Unleash names it.
 const maintenanceSettingName = "maintenance.mode"

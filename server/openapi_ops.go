@@ -788,6 +788,28 @@ var oaOps = map[string]oaOp{
 	"POST /api/admin/playground/advanced": {ID: "getAdvancedPlayground", Summary: "Evaluate every flag for combinations of contexts and environments", Tag: "Playground",
 		Body: oaAdvancedPlaygroundRequest(), Resp: oaAdvancedPlaygroundResponse(),
 		Description: "As the playground, in several environments, and each context field may have several values (a list, or a string with values separated by commas): every combination is evaluated. At most 1000 evaluations per flag (environments times combinations); more is a 400. Context fields of other types are ignored and listed in `warnings.invalidContextProperties`."},
+	"GET /api/admin/roles": oaOp{ID: "getRoles", Summary: "List roles with their permissions", Tag: "Users",
+		Resp: oaObject(oaProps{
+			"version": oaInteger().d("Always 1."),
+			"roles": oaArray(oaObject(oaProps{
+				"id":          oaInteger(),
+				"type":        oaString().d("`root` or `project`."),
+				"name":        oaString(),
+				"description": oaString(),
+				"permissions": oaArray(oaObject(oaProps{
+					"name":        oaString().d("The permission's name, such as `CREATE_FEATURE`."),
+					"displayName": oaString().d("What it lets the holder do, in plain words."),
+					"type":        oaString().d("`root` when granted everywhere, `project` when granted in the projects where the role is held."),
+				}).req("name", "displayName", "type")).d("What the role grants. Admin grants `ADMIN`, which implies every permission."),
+			}).req("id", "type", "name", "description", "permissions")),
+		}).req("version", "roles"),
+		Description: "The root roles (Admin, Editor, Viewer) and the project roles (Owner, Member), each with the permissions it grants: root roles everywhere, project roles in the projects where they are held, directly or through a group."},
+	"GET /api/admin/instance-admin/info": oaOp{ID: "getInstanceInfo", Summary: "Instance version and database", Tag: "Instance Admin",
+		Resp: oaObject(oaProps{
+			"version":  oaString().d("The server's version."),
+			"database": oaEnum("sqlite", "postgres", "unknown").d("The database the server stores its data in."),
+		}).req("version", "database"),
+		Description: "What the administration page shows about the running instance beyond the statistics: its version and its kind of database (embedded SQLite or PostgreSQL)."},
 }
 
 var (

@@ -26,8 +26,6 @@ import (
 // address is known, and no link is made: nobody could receive it. An admin
 // makes one instead.
 
-func init() { adminAreas = append(adminAreas, registerPasswordReset) }
-
 // resetLinkTTL is how long a reset link works, as in Unleash.
 const resetLinkTTL = 24 * time.Hour
 

@@ -5,8 +5,6 @@ package server
 // ask whether a new password would be accepted before sending it. Same
 // check as the signed-in POST /api/admin/user-admin/validate-password.
 
-func init() { adminAreas = append(adminAreas, registerPasswordValidate) }
-
 func registerPasswordValidate(s *Server, m mux) {
 	m.public("POST /auth/reset/validate-password", s.handleValidatePassword)
 }

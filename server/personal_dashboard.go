@@ -15,8 +15,6 @@ import (
 	"github.com/signalbox/signalbox/store"
 )
 
-func init() { adminAreas = append(adminAreas, registerPersonalDashboard) }
-
 func registerPersonalDashboard(s *Server, m mux) {
 	m.admin("GET /api/admin/personal-dashboard", PermRead, s.handlePersonalDashboard)
 	m.admin("GET /api/admin/personal-dashboard/{projectId}", PermRead, s.handlePersonalDashboardProject)

@@ -25,8 +25,6 @@ import (
 	"github.com/signalbox/signalbox/store"
 )
 
-func init() { adminAreas = append(adminAreas, registerPlayground) }
-
 func registerPlayground(s *Server, m mux) {
 	m.admin("POST /api/admin/playground", PermRead, s.handlePlayground)
 	m.admin("POST /api/admin/playground/advanced", PermRead, s.handleAdvancedPlayground)

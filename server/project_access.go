@@ -17,7 +17,6 @@ import (
 // The paths are Unleash Enterprise's: the modern …/access family, and the
 // older …/users and …/role/{roleId}/access that it replaced, kept for older
 // tools.
-func init() { adminAreas = append(adminAreas, registerProjectAccess) }
 
 func registerProjectAccess(s *Server, m mux) {
 	const project = "/api/admin/projects/{projectId}"

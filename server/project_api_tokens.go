@@ -13,8 +13,6 @@ import (
 	"github.com/signalbox/signalbox/store"
 )
 
-func init() { adminAreas = append(adminAreas, registerProjectAPITokens) }
-
 func registerProjectAPITokens(s *Server, m mux) {
 	m.admin("GET /api/admin/projects/{projectId}/api-tokens", PermReadAPIToken, s.handleListProjectAPITokens)
 	m.admin("POST /api/admin/projects/{projectId}/api-tokens", PermCreateAPIToken, s.handleCreateProjectAPIToken)

@@ -15,8 +15,6 @@ import (
 	"github.com/signalbox/signalbox/store"
 )
 
-func init() { adminAreas = append(adminAreas, registerProjectBulk) }
-
 func registerProjectBulk(s *Server, m mux) {
 	m.admin("POST /api/admin/projects/{projectId}/stale", PermUpdateFeature, s.handleStaleFeatures)
 	m.admin("PUT /api/admin/projects/{projectId}/tags", PermUpdateFeature, s.handleTagFeatures)

@@ -7,8 +7,6 @@ package server
 // (UPDATE_PROJECT_CONTEXT, as in Unleash); names stay unique across global
 // and project fields, so a constraint's contextName names one field.
 
-func init() { adminAreas = append(adminAreas, registerProjectContextFields) }
-
 func registerProjectContextFields(s *Server, m mux) {
 	const base = "/api/admin/projects/{projectId}/context"
 	m.admin("GET "+base, PermRead, s.handleListContextFields)

@@ -15,8 +15,6 @@ import (
 	"github.com/signalbox/signalbox/store"
 )
 
-func init() { adminAreas = append(adminAreas, registerProjectOverview) }
-
 func registerProjectOverview(s *Server, m mux) {
 	m.admin("GET /api/admin/projects/{projectId}/overview", PermRead, s.handleProjectOverview)
 	m.admin("GET /api/admin/projects/{projectId}/status", PermRead, s.handleProjectStatus)

@@ -19,7 +19,6 @@ import (
 // enterprise API so that its tooling (Terraform provider, scripts) works.
 // The flags of a project (…/projects/{projectId}/features) live in another
 // area.
-func init() { adminAreas = append(adminAreas, registerProjects) }
 
 func registerProjects(s *Server, m mux) {
 	m.admin("GET /api/admin/projects", PermRead, s.handleListProjects)

@@ -12,7 +12,6 @@ import (
 // to give which role. The permissions come from rootRoleAllows and
 // projectRoleAllows, the same rules that authorize requests, so the list
 // cannot drift from what the server enforces.
-func init() { adminAreas = append(adminAreas, registerRoles) }
 
 func registerRoles(s *Server, m mux) {
 	m.admin("GET /api/admin/roles", PermRead, s.handleListRoles)
@@ -114,23 +113,4 @@ func (s *Server) handleListRoles(w http.ResponseWriter, r *http.Request) error {
 		out = append(out, roleWithPermissionsJSON{rootRoleJSON: roleResponse(role), Permissions: rolePermissions(role)})
 	}
 	return writeJSON(w, http.StatusOK, map[string]any{"version": 1, "roles": out})
-}
-
-func init() {
-	oaOps["GET /api/admin/roles"] = oaOp{ID: "getRoles", Summary: "List roles with their permissions", Tag: "Users",
-		Resp: oaObject(oaProps{
-			"version": oaInteger().d("Always 1."),
-			"roles": oaArray(oaObject(oaProps{
-				"id":          oaInteger(),
-				"type":        oaString().d("`root` or `project`."),
-				"name":        oaString(),
-				"description": oaString(),
-				"permissions": oaArray(oaObject(oaProps{
-					"name":        oaString().d("The permission's name, such as `CREATE_FEATURE`."),
-					"displayName": oaString().d("What it lets the holder do, in plain words."),
-					"type":        oaString().d("`root` when granted everywhere, `project` when granted in the projects where the role is held."),
-				}).req("name", "displayName", "type")).d("What the role grants. Admin grants `ADMIN`, which implies every permission."),
-			}).req("id", "type", "name", "description", "permissions")),
-		}).req("version", "roles"),
-		Description: "The root roles (Admin, Editor, Viewer) and the project roles (Owner, Member), each with the permissions it grants: root roles everywhere, project roles in the projects where they are held, directly or through a group."}
 }

@@ -8,8 +8,8 @@ import (
 	"github.com/signalbox/signalbox/store"
 )
 
-// routes builds the router. Each admin area registers its routes in its own
-// file (registerX); the permission every admin route needs is named there.
+// routes builds the router: the public and SDK routes here, then every
+// admin area of adminAreas.
 func (s *Server) routes() (http.Handler, error) {
 	m := mux{s: s, ServeMux: http.NewServeMux()}
 
@@ -37,7 +37,7 @@ func (s *Server) routes() (http.Handler, error) {
 	m.sdk("POST /api/frontend/client/metrics", store.TokenFrontend, s.handleClientMetrics)
 	m.sdk("POST /api/frontend/client/register", store.TokenFrontend, s.handleClientRegister)
 
-	for _, register := range adminAreas {
+	for _, register := range adminAreas() {
 		register(s, m)
 	}
 	// Unknown admin paths: 401 without credentials, 404 with them, and 405
@@ -78,6 +78,68 @@ func allowedMethods(mux *http.ServeMux, r *http.Request) []string {
 	return allow
 }
 
-// adminAreas holds each admin area's route registration; files add theirs
-// in init so that areas stay independent of each other.
-var adminAreas []func(s *Server, m mux)
+// adminAreas are the admin API's areas, each registering its routes (and
+// naming the permission each needs) in its own file. The list is the one
+// place that says which areas the server has; a new area is added here.
+func adminAreas() []func(s *Server, m mux) {
+	return []func(s *Server, m mux){
+		registerAddons,
+		registerAPITokens,
+		registerApplicationAdmin,
+		registerApplications,
+		registerArchive,
+		registerChangeRequests,
+		registerConstraintValidate,
+		registerContextFields,
+		registerContextLegalValues,
+		registerCreators,
+		registerDependencies,
+		registerDocs,
+		registerDora,
+		registerEdge,
+		registerEdgeIssue,
+		registerEnvironments,
+		registerEvents,
+		registerFavorites,
+		registerFeatureEnvironments,
+		registerFeatureLinks,
+		registerFeatureTypes,
+		registerFeatures,
+		registerFrontendCORS,
+		registerGroups,
+		registerHealthReport,
+		registerImportExport,
+		registerInactiveUsers,
+		registerInstanceInfo,
+		registerInstanceStats,
+		registerInviteLinks,
+		registerLifecycle,
+		registerMaintenance,
+		registerPasswordReset,
+		registerPasswordValidate,
+		registerPersonalDashboard,
+		registerPlayground,
+		registerProjectAccess,
+		registerProjectAPITokens,
+		registerProjectBulk,
+		registerProjectContextFields,
+		registerProjectOverview,
+		registerProjects,
+		registerRoles,
+		registerSAML,
+		registerSearch,
+		registerSegmentStrategies,
+		registerSegments,
+		registerStandaloneTags,
+		registerStrategies,
+		registerStrategyDefinitions,
+		registerTagTypes,
+		registerTags,
+		registerUI,
+		registerUIObservability,
+		registerUIState,
+		registerUserOverview,
+		registerUsers,
+		registerVariants,
+	}
+}

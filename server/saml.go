@@ -56,7 +56,6 @@ import (
 // joins every such group whose mappingsSSO names one of them and leaves
 // every such group whose mappingsSSO names none (an answer without group
 // attribute sends none). Groups without SSO mappings are left alone.
-func init() { adminAreas = append(adminAreas, registerSAML) }
 
 func registerSAML(s *Server, m mux) {
 	m.admin("GET /api/admin/auth/saml/settings", PermAdmin, s.handleGetSAMLSettings)

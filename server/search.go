@@ -19,8 +19,6 @@ import (
 	"github.com/signalbox/signalbox/store"
 )
 
-func init() { adminAreas = append(adminAreas, registerSearch) }
-
 func registerSearch(s *Server, m mux) {
 	m.admin("GET /api/admin/search/features", PermRead, s.handleSearchFeatures)
 }

@@ -12,8 +12,6 @@ import (
 	"github.com/signalbox/signalbox/store"
 )
 
-func init() { adminAreas = append(adminAreas, registerSegmentStrategies) }
-
 func registerSegmentStrategies(s *Server, m mux) {
 	m.admin("POST /api/admin/segments/strategies", PermUpdateFeatureStrategy, s.handleSetStrategySegments)
 	// "GET /api/admin/segments/strategies/{strategyId}" would overlap

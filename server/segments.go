@@ -15,7 +15,6 @@ import (
 
 // Segments: named, reusable lists of constraints that strategies refer to
 // by id.
-func init() { adminAreas = append(adminAreas, registerSegments) }
 
 func registerSegments(s *Server, m mux) {
 	m.admin("GET /api/admin/segments", PermRead, s.handleListSegments)

@@ -17,8 +17,6 @@ import (
 	"github.com/signalbox/signalbox/store"
 )
 
-func init() { adminAreas = append(adminAreas, registerStandaloneTags) }
-
 // standaloneTagsSettingName holds the tags created on their own.
 const standaloneTagsSettingName = "tags.standalone"
 

@@ -21,8 +21,6 @@ import (
 	"github.com/signalbox/signalbox/store"
 )
 
-func init() { adminAreas = append(adminAreas, registerStrategies) }
-
 const strategiesPath = featureEnvPath + "/strategies"
 
 func registerStrategies(s *Server, m mux) {

@@ -15,7 +15,6 @@ import (
 // (store.BuiltinStrategies) are evaluated by every SDK and cannot be
 // changed or deleted; custom ones describe strategies that SDKs implement
 // themselves.
-func init() { adminAreas = append(adminAreas, registerStrategyDefinitions) }
 
 func registerStrategyDefinitions(s *Server, m mux) {
 	m.admin("GET /api/admin/strategies", PermRead, s.handleListStrategyDefinitions)

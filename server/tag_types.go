@@ -10,7 +10,6 @@ import (
 
 // Tag types: the kinds of tags flags can carry (the tags themselves are
 // another area).
-func init() { adminAreas = append(adminAreas, registerTagTypes) }
 
 func registerTagTypes(s *Server, m mux) {
 	m.admin("GET /api/admin/tag-types", PermRead, s.handleListTagTypes)

@@ -18,8 +18,6 @@ import (
 	"github.com/signalbox/signalbox/store"
 )
 
-func init() { adminAreas = append(adminAreas, registerTags) }
-
 // featureTagsPath is the prefix of the routes about one flag's tags.
 const featureTagsPath = "/api/admin/features/{featureName}/tags"
 

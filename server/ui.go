@@ -37,8 +37,6 @@ var uiPages = []string{
 	"GET /profile",
 }
 
-func init() { adminAreas = append(adminAreas, registerUI) }
-
 func registerUI(s *Server, m mux) {
 	ui := web.Handler()
 	serve := func(w http.ResponseWriter, r *http.Request) error {

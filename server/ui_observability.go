@@ -14,8 +14,6 @@ import (
 	"github.com/signalbox/signalbox/internal/apierr"
 )
 
-func init() { adminAreas = append(adminAreas, registerUIObservability) }
-
 func registerUIObservability(s *Server, m mux) {
 	m.admin("POST /api/admin/record-ui-error", PermRead, s.handleRecordUIError)
 	m.admin("GET /api/admin/telemetry/settings", PermRead, s.handleTelemetrySettings)

@@ -17,8 +17,6 @@ import (
 	"github.com/signalbox/signalbox/store"
 )
 
-func init() { adminAreas = append(adminAreas, registerUIState) }
-
 func registerUIState(s *Server, m mux) {
 	m.admin("POST /api/admin/feedback", PermRead, s.handleCreateFeedback)
 	m.admin("PUT /api/admin/feedback/{id}", PermRead, s.handleUpdateFeedback)

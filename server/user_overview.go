@@ -12,8 +12,6 @@ import (
 	"github.com/signalbox/signalbox/store"
 )
 
-func init() { adminAreas = append(adminAreas, registerUserOverview) }
-
 func registerUserOverview(s *Server, m mux) {
 	m.admin("GET /api/admin/user/roles", PermRead, s.handleUserRoles)
 	m.admin("GET /api/admin/user-admin/access", PermRead, s.handleUsersAndGroupsBase)

@@ -22,7 +22,6 @@ import (
 // sendEmail is accepted and recorded in the user-created event, and
 // emailSent is always false, so that callers know to pass credentials on
 // themselves.
-func init() { adminAreas = append(adminAreas, registerUsers) }
 
 func registerUsers(s *Server, m mux) {
 	m.admin("GET /api/admin/user-admin", PermAdmin, s.handleListUsers)

@@ -17,8 +17,6 @@ import (
 	"github.com/signalbox/signalbox/store"
 )
 
-func init() { adminAreas = append(adminAreas, registerVariants) }
-
 func registerVariants(s *Server, m mux) {
 	env := featureEnvPath + "/variants"
 	m.admin("GET "+env, PermRead, s.handleGetEnvVariants)

@@ -8,8 +8,6 @@ import (
 	"github.com/signalbox/signalbox/store"
 )
 
-func init() { areaTests = append(areaTests, contractTest{"ProjectAccess", testProjectAccess}) }
-
 func testProjectAccess(t *testing.T, s store.Store) {
 	ctx := t.Context()
 	var ann, bob store.User

@@ -12,10 +12,6 @@ import (
 	"github.com/signalbox/signalbox/store"
 )
 
-func init() {
-	areaTests = append(areaTests, contractTest{"Addons", testAddons}, contractTest{"AddonDeliveries", testAddonDeliveries})
-}
-
 // testAddons: addons are created, read, updated and deleted whole, need an
 // event, and their parameters must be a JSON object.
 func testAddons(t *testing.T, s store.Store) {

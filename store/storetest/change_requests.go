@@ -13,10 +13,6 @@ import (
 	"github.com/signalbox/signalbox/store"
 )
 
-func init() {
-	areaTests = append(areaTests, contractTest{"ChangeRequests", testChangeRequests})
-}
-
 func testChangeRequests(t *testing.T, s store.Store) {
 	ctx := t.Context()
 	alice := store.Actor{Key: "user:7", Name: "alice", UserID: 7}

@@ -11,8 +11,6 @@ import (
 	"github.com/signalbox/signalbox/store"
 )
 
-func init() { areaTests = append(areaTests, contractTest{"FeatureLinks", testFeatureLinks}) }
-
 // testFeatureLinks: links belong to a flag, keep their order, change and
 // go one by one, need an event, and go with their flag.
 func testFeatureLinks(t *testing.T, s store.Store) {

@@ -8,10 +8,6 @@ import (
 	"github.com/signalbox/signalbox/store"
 )
 
-func init() {
-	areaTests = append(areaTests, contractTest{"Groups", testGroups}, contractTest{"GroupMembers", testGroupMembers})
-}
-
 func testGroups(t *testing.T, s store.Store) {
 	ctx := t.Context()
 	dx := store.Group{

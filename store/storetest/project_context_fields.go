@@ -12,10 +12,6 @@ import (
 // project, names shared with global fields, the project fixed for life,
 // and gone with their project.
 
-func init() {
-	areaTests = append(areaTests, contractTest{"ProjectContextFields", testProjectContextFields})
-}
-
 func testProjectContextFields(t *testing.T, s store.Store) {
 	ctx := t.Context()
 	field := store.ContextField{Name: "tier", Description: "plan", Project: "shop", SortOrder: 3, CreatedAt: t0,

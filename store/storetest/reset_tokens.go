@@ -9,8 +9,6 @@ import (
 	"github.com/signalbox/signalbox/store"
 )
 
-func init() { areaTests = append(areaTests, contractTest{"ResetTokens", testResetTokens}) }
-
 // testResetTokens: a user has one token at a time, a token works once and
 // only before it expires, writes need an event, and deleting the user
 // takes the token away.

@@ -8,8 +8,6 @@ import (
 	"github.com/signalbox/signalbox/store"
 )
 
-func init() { areaTests = append(areaTests, contractTest{"SegmentIDs", testSegmentIDs}) }
-
 // testSegmentIDs: a segment created with an id keeps it, a taken id is
 // NameExists, and segments created afterwards without an id get fresh ids
 // past it.

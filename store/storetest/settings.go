@@ -13,8 +13,6 @@ import (
 	"github.com/signalbox/signalbox/store"
 )
 
-func init() { areaTests = append(areaTests, contractTest{"Settings", testSettings}) }
-
 func getSetting(t *testing.T, s store.Store, name string) store.Setting {
 	t.Helper()
 	return get(t, s, func(ctx context.Context, r store.Reader) (store.Setting, error) { return r.GetSetting(ctx, name) })

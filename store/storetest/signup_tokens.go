@@ -9,8 +9,6 @@ import (
 	"github.com/signalbox/signalbox/store"
 )
 
-func init() { areaTests = append(areaTests, contractTest{"SignupTokens", testSignupTokens}) }
-
 // testSignupTokens: invite links are listed oldest first with the users
 // who joined through them, change their name, state and expiry, and need
 // an event for every write.

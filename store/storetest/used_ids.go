@@ -11,8 +11,6 @@ import (
 	"github.com/signalbox/signalbox/store"
 )
 
-func init() { areaTests = append(areaTests, contractTest{"UsedIDs", testUsedIDs}) }
-
 // testUsedIDs: UseID accepts each id once until its record expires, needs
 // no event, keeps nothing from a rolled-back Update and lets exactly one of
 // several concurrent callers have an id.
