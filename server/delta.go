@@ -469,20 +469,3 @@ func (s *Server) handleClientDelta(w http.ResponseWriter, r *http.Request, tok *
 	return err
 }
 
-// oaDeltaEvents documents the body of GET /api/client/delta and the data of
-// stream messages.
-func oaDeltaEvents() *oaSchema {
-	event := oaObject(oaProps{
-		"type":        oaEnum("hydration", "feature-updated", "feature-removed", "segment-updated", "segment-removed"),
-		"eventId":     oaInteger().d("The store revision the event brings the client to."),
-		"features":    oaArray(oaRef("Feature")).d("hydration: every flag of the scope."),
-		"segments":    oaArray(oaRef("Segment")).d("hydration: every segment."),
-		"feature":     oaRef("Feature"),
-		"featureName": oaString().d("feature-removed: the flag gone from the scope (archived, deleted, or moved out)."),
-		"project":     oaString().d("feature-removed: the project the flag was in."),
-		"segment":     oaRef("Segment"),
-		"segmentId":   oaInteger().d("segment-removed: the deleted segment."),
-	})
-	event.Required = []string{"type", "eventId"}
-	return oaObject(oaProps{"events": oaArray(event)})
-}

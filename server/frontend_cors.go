@@ -309,24 +309,3 @@ func (s *Server) handleGetUIConfig(w http.ResponseWriter, r *http.Request) error
 	})
 }
 
-// oaFrontendSettings documents the body of POST /api/admin/ui-config/cors.
-func oaFrontendSettings() *oaSchema {
-	return oaObject(oaProps{
-		"frontendApiOrigins": oaArray(oaString()).d("Origins the frontend API answers browsers from, such as `https://app.example.com`: scheme, host and port as browsers send them in the `Origin` header (no path or trailing slash). `*` allows any origin, and so does an empty list."),
-	}).req("frontendApiOrigins")
-}
-
-// oaUIConfig documents GET /api/admin/ui-config.
-func oaUIConfig() *oaSchema {
-	return oaObject(oaProps{
-		"version":     oaString().d("The server's version."),
-		"unleashUrl":  oaString().d("The address of the server: the configured public URL, or the scheme and host of the request."),
-		"baseUriPath": oaString().d("The path the server is served under; always empty."),
-		"versionInfo": oaObject(oaProps{
-			"current":  oaObject(oaProps{"oss": oaString()}).d("The running version."),
-			"latest":   oaObject(nil).d("Always empty: the server does not look up releases."),
-			"isLatest": oaBool(),
-		}).req("current", "latest", "isLatest"),
-		"frontendApiOrigins": oaArray(oaString()).d("The origins the frontend API allows (CORS): the saved setting, or the configured default."),
-	}).req("version", "unleashUrl", "baseUriPath", "versionInfo", "frontendApiOrigins")
-}

@@ -394,36 +394,3 @@ func (s *Server) handleDeleteGroup(w http.ResponseWriter, r *http.Request) error
 	}))
 }
 
-// OpenAPI schemas of this area, used by its entries in oaOps.
-
-func oaGroupProps() oaProps {
-	return oaProps{
-		"name":        oaString().d("Unique among groups."),
-		"description": oaString().null(),
-		"mappingsSSO": oaStrings().d("Names of single-sign-on groups whose members belong to this group."),
-		"rootRole":    oaNumber().null().d("Id of the Admin (1), Editor (2) or Viewer (3) role, given to every member on top of their own root role; the most powerful applies."),
-	}
-}
-
-func oaGroup() *oaSchema {
-	return oaWith(oaObject(oaGroupProps()), oaProps{
-		"id":        oaInteger(),
-		"createdBy": oaString().null(),
-		"createdAt": oaDateTime().null(),
-		"users": oaArray(oaObject(oaProps{
-			"joinedAt":  oaDateTime(),
-			"createdBy": oaString().null().d("Who added the user."),
-			"user":      oaRef("User"),
-		}).req("user")),
-		"projects":  oaStrings().d("Projects in which the group holds a role."),
-		"userCount": oaInteger(),
-	}).req("name")
-}
-
-func oaGroupBody() *oaSchema {
-	return oaWith(oaObject(oaGroupProps()), oaProps{
-		"users": oaArray(oaObject(oaProps{
-			"user": oaObject(oaProps{"id": oaInteger()}).req("id"),
-		}).req("user")).d("The members."),
-	}).req("name")
-}

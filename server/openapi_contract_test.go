@@ -16,6 +16,8 @@ import (
 	"testing"
 
 	"github.com/getkin/kin-openapi/openapi3"
+
+	"github.com/signalbox/signalbox/server/openapi"
 )
 
 // The contract with Unleash's admin API: every operation of Unleash 8.2's
@@ -101,7 +103,7 @@ func refLoad() ([]refOperation, error) {
 			expr.WriteString("^")
 			for _, seg := range strings.Split(strings.TrimPrefix(path, "/"), "/") {
 				expr.WriteString("/")
-				if oaParamRE.MatchString(seg) {
+				if openapi.ParamRE.MatchString(seg) {
 					expr.WriteString(`[^/]+`)
 				} else {
 					expr.WriteString(regexp.QuoteMeta(seg))
@@ -258,12 +260,12 @@ func refRouted(t *testing.T, routes []Route) (routed map[string]bool, all []refO
 	}
 	have := map[string]bool{}
 	for _, rt := range routes {
-		method, path := oaSplitPattern(rt.Pattern)
-		have[method+" "+oaShape(strings.TrimSuffix(path, "/"))] = true
+		method, path := openapi.SplitPattern(rt.Pattern)
+		have[method+" "+openapi.Shape(strings.TrimSuffix(path, "/"))] = true
 	}
 	routed = map[string]bool{}
 	for _, o := range ops {
-		routed[o.op.OperationID] = have[o.method+" "+oaShape(strings.TrimSuffix(o.path, "/"))]
+		routed[o.op.OperationID] = have[o.method+" "+openapi.Shape(strings.TrimSuffix(o.path, "/"))]
 	}
 	return routed, ops
 }
@@ -339,13 +341,13 @@ func refReport(code int) int {
 	}
 	have := map[string]bool{}
 	for _, rt := range routes {
-		method, path := oaSplitPattern(rt.Pattern)
-		have[method+" "+oaShape(strings.TrimSuffix(path, "/"))] = true
+		method, path := openapi.SplitPattern(rt.Pattern)
+		have[method+" "+openapi.Shape(strings.TrimSuffix(path, "/"))] = true
 	}
 	var routed, validated int
 	var unchecked, broken []string
 	for _, o := range ops {
-		if !have[o.method+" "+oaShape(strings.TrimSuffix(o.path, "/"))] {
+		if !have[o.method+" "+openapi.Shape(strings.TrimSuffix(o.path, "/"))] {
 			continue
 		}
 		routed++

@@ -21,6 +21,7 @@ import (
 
 	"github.com/signalbox/signalbox/clientapi"
 	"github.com/signalbox/signalbox/internal/apierr"
+	"github.com/signalbox/signalbox/server/openapi"
 	"github.com/signalbox/signalbox/store"
 )
 
@@ -44,12 +45,12 @@ func TestOpenAPIDocumentsEveryRoute(t *testing.T) {
 	doc := oaLoad(t, ts)
 	byShape := map[string]string{}
 	for _, path := range doc.Paths.InMatchingOrder() {
-		byShape[oaShape(path)] = path
+		byShape[openapi.Shape(path)] = path
 	}
 	var undescribed []string
 	for _, rt := range ts.srv.Routes() {
-		method, path := oaSplitPattern(rt.Pattern)
-		item := doc.Paths.Value(byShape[oaShape(path)])
+		method, path := openapi.SplitPattern(rt.Pattern)
+		item := doc.Paths.Value(byShape[openapi.Shape(path)])
 		if item == nil {
 			t.Errorf("%s: path not documented", rt.Pattern)
 			continue
@@ -85,54 +86,14 @@ func TestOpenAPIDocumentsEveryRoute(t *testing.T) {
 				}
 			}
 		}
-		for _, name := range oaPathParams(byShape[oaShape(path)]) {
+		for _, name := range openapi.PathParams(byShape[openapi.Shape(path)]) {
 			if p := op.Parameters.GetByInAndName("path", name); p == nil || !p.Required {
 				t.Errorf("%s: path parameter %s missing", rt.Pattern, name)
 			}
 		}
 	}
 	if len(undescribed) > 0 {
-		t.Logf("routes documented from the route table only (no entry in oaOps): %s", strings.Join(undescribed, ", "))
-	}
-}
-
-func TestOpenAPIPatterns(t *testing.T) {
-	for _, tt := range []struct{ pattern, method, path, id, tag string }{
-		{"GET /api/client/features", "get", "/api/client/features", "getClientFeatures", "Client API"},
-		{"POST /api/admin/projects/{projectId}/features", "post", "/api/admin/projects/{projectId}/features", "postAdminProjectsByProjectIdFeatures", "Features"},
-		{"PUT /api/admin/projects/{projectId}", "put", "/api/admin/projects/{projectId}", "putAdminProjectsByProjectId", "Projects"},
-		{"GET /api/admin/user/tokens", "get", "/api/admin/user/tokens", "getAdminUserTokens", "Personal access tokens"},
-		{"GET /api/admin/search/events", "get", "/api/admin/search/events", "getAdminSearchEvents", "Events"},
-		{"GET /api/admin/ui-config", "get", "/api/admin/ui-config", "getAdminUiConfig", "Ui config"},
-		{"DELETE example.com/files/{path...}", "delete", "/files/{path}", "deleteFilesByPath", "Files"},
-		{"GET /docs/{$}", "get", "/docs/", "getDocs", "Documentation"},
-		{"/ready", "get", "/ready", "getReady", "Operational"},
-	} {
-		method, path := oaSplitPattern(tt.pattern)
-		id, tag := oaGeneratedID(method, path), oaTagFor(path)
-		if method != tt.method || path != tt.path || id != tt.id || tag != tt.tag {
-			t.Errorf("%q: %s %s %s %q, want %s %s %s %q", tt.pattern, method, path, id, tag, tt.method, tt.path, tt.id, tt.tag)
-		}
-	}
-}
-
-func TestOpenAPIOpsTable(t *testing.T) {
-	seen := map[string]string{}
-	ids := map[string]string{}
-	for pattern, op := range oaOps {
-		method, path := oaSplitPattern(pattern)
-		if !strings.HasPrefix(pattern, strings.ToUpper(method)+" /") {
-			t.Errorf("%q: want METHOD /path", pattern)
-		}
-		key := method + " " + oaShape(path)
-		if other, dup := seen[key]; dup {
-			t.Errorf("%q and %q describe the same route", pattern, other)
-		}
-		seen[key] = pattern
-		if other, dup := ids[op.ID]; dup && op.ID != "" {
-			t.Errorf("%q and %q share operationId %s", pattern, other, op.ID)
-		}
-		ids[op.ID] = pattern
+		t.Logf("routes documented from the route table only (no entry in the openapi package): %s", strings.Join(undescribed, ", "))
 	}
 }
 
@@ -152,11 +113,11 @@ func TestOpenAPIValidates(t *testing.T) {
 	)
 	registered := map[string]bool{}
 	for _, rt := range routes {
-		method, path := oaSplitPattern(rt.Pattern)
-		registered[method+" "+oaShape(path)] = true
+		method, path := openapi.SplitPattern(rt.Pattern)
+		registered[method+" "+openapi.Shape(path)] = true
 	}
-	for pattern := range oaOps {
-		if method, path := oaSplitPattern(pattern); !registered[method+" "+oaShape(path)] {
+	for _, pattern := range openapi.Described(openAPIFacts("test")) {
+		if method, path := openapi.SplitPattern(pattern); !registered[method+" "+openapi.Shape(path)] {
 			routes = append(routes, Route{Pattern: pattern, Auth: "admin", Permission: PermAdmin})
 		}
 	}
@@ -454,7 +415,7 @@ func oaMatch(doc *openapi3.T, method, rawPath string) (*routers.Route, map[strin
 
 // The wire types and their schemas must list the same properties.
 func TestOpenAPISchemasMatchWireTypes(t *testing.T) {
-	schemas := oaSchemas()
+	schemas := openapi.Schemas(openAPIFacts("test"))
 	for name, v := range map[string]any{
 		"Features": clientapi.Features{}, "FeaturesQuery": clientapi.Query{}, "FeaturesMeta": clientapi.Meta{},
 		"Feature": clientapi.Feature{}, "Strategy": clientapi.Strategy{}, "Constraint": clientapi.Constraint{},

@@ -611,39 +611,3 @@ func projectMemberCounts(ctx context.Context, rd store.Reader) (map[string]int, 
 	return counts, nil
 }
 
-// OpenAPI schemas of this area, used by its entries in oaOps.
-
-func oaRoleIDs() *oaSchema {
-	return oaObject(oaProps{
-		"roles": oaArray(oaInteger()).d("Ids of project roles (Owner 4, Member 5); the exact set to hold, possibly empty."),
-	}).req("roles")
-}
-
-func oaProjectAccess() *oaSchema {
-	roleProps := oaProps{
-		"addedAt": oaDateTime().d("When the first of these roles was granted."),
-		"roleId":  oaInteger().d("The first of the roles."),
-		"roles":   oaArray(oaInteger()).d("Ids of the project roles held."),
-	}
-	return oaObject(oaProps{
-		"users": oaArray(oaWith(oaObject(oaProps{
-			"id":       oaInteger(),
-			"name":     oaString(),
-			"email":    oaString().null(),
-			"username": oaString().null(),
-			"imageUrl": oaString().null(),
-			"isAPI":    oaBool().dep(),
-		}), roleProps).req("id", "roleId", "roles")).d("Users who hold roles themselves."),
-		"groups": oaArray(oaWith(oaGroup(), roleProps).req("id", "name", "roleId", "roles")).d("Groups that hold roles; they apply to each member."),
-		"roles":  oaArray(oaRef("Role")).d("The project roles."),
-	}).req("users", "groups", "roles")
-}
-
-func oaAddProjectAccess() *oaSchema {
-	ref := oaObject(oaProps{"id": oaInteger()}).req("id")
-	return oaObject(oaProps{
-		"roles":  oaArray(oaInteger()).d("Ids of project roles to grant; at least one."),
-		"users":  oaArray(ref).d("Users to grant them to."),
-		"groups": oaArray(ref).d("Groups to grant them to."),
-	}).req("roles")
-}

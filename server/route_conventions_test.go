@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/signalbox/signalbox/server/openapi"
 	"github.com/signalbox/signalbox/store"
 )
 
@@ -105,7 +106,7 @@ func TestFlagWritesRespectChangeRequests(t *testing.T) {
 			continue
 		}
 		method, path, _ := strings.Cut(rt.Pattern, " ")
-		path = oaParamRE.ReplaceAllStringFunc(path, func(seg string) string {
+		path = openapi.ParamRE.ReplaceAllStringFunc(path, func(seg string) string {
 			name := strings.Trim(seg, "{}")
 			v, ok := params[name]
 			if !ok {
@@ -167,7 +168,7 @@ func TestRoutesDeclareTheirAccess(t *testing.T) {
 				continue // the instance's environments, not a project's
 			}
 			want, ok := wantParam[segs[i-1]]
-			if !ok || !oaParamRE.MatchString(segs[i]) {
+			if !ok || !openapi.ParamRE.MatchString(segs[i]) {
 				continue
 			}
 			if got := strings.Trim(segs[i], "{}."); got != want {
@@ -199,7 +200,7 @@ var rootOnlyProjectPerms = map[string]string{
 // permission of a direct route making the same change.
 func TestChangeRequestActionsDocumented(t *testing.T) {
 	var documented []string
-	for _, v := range oaCRActions().Enum {
+	for _, v := range openapi.CRActions().Enum {
 		documented = append(documented, v.(string))
 	}
 	slices.Sort(documented)

@@ -1,57 +1,57 @@
-package server
+package openapi
 
 // Schemas of the OpenAPI document. Field names, types and required lists
 // follow the Go wire types (clientapi, UserJSON, TokenJSON, apierr.Body) and
 // Unleash's contract where we have no Go type of our own; the
 // descriptions are ours.
 
-// oaSchema is an OpenAPI 3.0 schema object. Build one with the oaX
+// Schema is an OpenAPI 3.0 schema object. Build one with the oaX
 // constructors and refine it with the chained methods.
-type oaSchema struct {
-	Ref                  string               `json:"$ref,omitempty"`
-	Type                 string               `json:"type,omitempty"`
-	Format               string               `json:"format,omitempty"`
-	Description          string               `json:"description,omitempty"`
-	Enum                 []any                `json:"enum,omitempty"`
-	Default              any                  `json:"default,omitempty"`
-	Example              any                  `json:"example,omitempty"`
-	Nullable             bool                 `json:"nullable,omitempty"`
-	Deprecated           bool                 `json:"deprecated,omitempty"`
-	Minimum              *float64             `json:"minimum,omitempty"`
-	Maximum              *float64             `json:"maximum,omitempty"`
-	MinLength            *int                 `json:"minLength,omitempty"`
-	MaxLength            *int                 `json:"maxLength,omitempty"`
-	Pattern              string               `json:"pattern,omitempty"`
-	Items                *oaSchema            `json:"items,omitempty"`
-	Properties           map[string]*oaSchema `json:"properties,omitempty"`
-	Required             []string             `json:"required,omitempty"`
-	AdditionalProperties any                  `json:"additionalProperties,omitempty"`
-	OneOf                []*oaSchema          `json:"oneOf,omitempty"`
+type Schema struct {
+	Ref                  string             `json:"$ref,omitempty"`
+	Type                 string             `json:"type,omitempty"`
+	Format               string             `json:"format,omitempty"`
+	Description          string             `json:"description,omitempty"`
+	Enum                 []any              `json:"enum,omitempty"`
+	Default              any                `json:"default,omitempty"`
+	Example              any                `json:"example,omitempty"`
+	Nullable             bool               `json:"nullable,omitempty"`
+	Deprecated           bool               `json:"deprecated,omitempty"`
+	Minimum              *float64           `json:"minimum,omitempty"`
+	Maximum              *float64           `json:"maximum,omitempty"`
+	MinLength            *int               `json:"minLength,omitempty"`
+	MaxLength            *int               `json:"maxLength,omitempty"`
+	Pattern              string             `json:"pattern,omitempty"`
+	Items                *Schema            `json:"items,omitempty"`
+	Properties           map[string]*Schema `json:"properties,omitempty"`
+	Required             []string           `json:"required,omitempty"`
+	AdditionalProperties any                `json:"additionalProperties,omitempty"`
+	OneOf                []*Schema          `json:"oneOf,omitempty"`
 }
 
-type oaProps = map[string]*oaSchema
+type oaProps = map[string]*Schema
 
-func oaString() *oaSchema   { return &oaSchema{Type: "string"} }
-func oaInteger() *oaSchema  { return &oaSchema{Type: "integer"} }
-func oaNumber() *oaSchema   { return &oaSchema{Type: "number"} }
-func oaBool() *oaSchema     { return &oaSchema{Type: "boolean"} }
-func oaDateTime() *oaSchema { return &oaSchema{Type: "string", Format: "date-time"} }
-func oaAny() *oaSchema      { return &oaSchema{} }
+func oaString() *Schema   { return &Schema{Type: "string"} }
+func oaInteger() *Schema  { return &Schema{Type: "integer"} }
+func oaNumber() *Schema   { return &Schema{Type: "number"} }
+func oaBool() *Schema     { return &Schema{Type: "boolean"} }
+func oaDateTime() *Schema { return &Schema{Type: "string", Format: "date-time"} }
+func oaAny() *Schema      { return &Schema{} }
 
-func oaRef(name string) *oaSchema { return &oaSchema{Ref: "#/components/schemas/" + name} }
+func oaRef(name string) *Schema { return &Schema{Ref: "#/components/schemas/" + name} }
 
-func oaArray(items *oaSchema) *oaSchema { return &oaSchema{Type: "array", Items: items} }
+func oaArray(items *Schema) *Schema { return &Schema{Type: "array", Items: items} }
 
-func oaObject(props oaProps) *oaSchema { return &oaSchema{Type: "object", Properties: props} }
+func oaObject(props oaProps) *Schema { return &Schema{Type: "object", Properties: props} }
 
 // oaMap is an object whose members all have the schema values.
-func oaMap(values *oaSchema) *oaSchema {
-	return &oaSchema{Type: "object", AdditionalProperties: values}
+func oaMap(values *Schema) *Schema {
+	return &Schema{Type: "object", AdditionalProperties: values}
 }
 
-func oaStrings() *oaSchema { return oaArray(oaString()) }
+func oaStrings() *Schema { return oaArray(oaString()) }
 
-func oaEnum(values ...string) *oaSchema {
+func oaEnum(values ...string) *Schema {
 	s := oaString()
 	for _, v := range values {
 		s.Enum = append(s.Enum, v)
@@ -60,34 +60,34 @@ func oaEnum(values ...string) *oaSchema {
 }
 
 // d sets the description.
-func (s *oaSchema) d(description string) *oaSchema { s.Description = description; return s }
+func (s *Schema) d(description string) *Schema { s.Description = description; return s }
 
 // req lists the required properties.
-func (s *oaSchema) req(names ...string) *oaSchema { s.Required = names; return s }
+func (s *Schema) req(names ...string) *Schema { s.Required = names; return s }
 
 // closed forbids properties that are not listed.
-func (s *oaSchema) closed() *oaSchema { s.AdditionalProperties = false; return s }
+func (s *Schema) closed() *Schema { s.AdditionalProperties = false; return s }
 
-func (s *oaSchema) null() *oaSchema           { s.Nullable = true; return s }
-func (s *oaSchema) dep() *oaSchema            { s.Deprecated = true; return s }
-func (s *oaSchema) def(v any) *oaSchema       { s.Default = v; return s }
-func (s *oaSchema) ex(v any) *oaSchema        { s.Example = v; return s }
-func (s *oaSchema) format(f string) *oaSchema { s.Format = f; return s }
+func (s *Schema) null() *Schema           { s.Nullable = true; return s }
+func (s *Schema) dep() *Schema            { s.Deprecated = true; return s }
+func (s *Schema) def(v any) *Schema       { s.Default = v; return s }
+func (s *Schema) ex(v any) *Schema        { s.Example = v; return s }
+func (s *Schema) format(f string) *Schema { s.Format = f; return s }
 
-func (s *oaSchema) between(lo, hi float64) *oaSchema {
+func (s *Schema) between(lo, hi float64) *Schema {
 	s.Minimum, s.Maximum = &lo, &hi
 	return s
 }
 
-func (s *oaSchema) atLeast(lo float64) *oaSchema { s.Minimum = &lo; return s }
+func (s *Schema) atLeast(lo float64) *Schema { s.Minimum = &lo; return s }
 
-func (s *oaSchema) length(lo, hi int) *oaSchema {
+func (s *Schema) length(lo, hi int) *Schema {
 	s.MinLength, s.MaxLength = &lo, &hi
 	return s
 }
 
 // oaWith returns a copy of base with extra properties added.
-func oaWith(base *oaSchema, extra oaProps) *oaSchema {
+func oaWith(base *Schema, extra oaProps) *Schema {
 	c := *base
 	c.Properties = oaProps{}
 	for k, v := range base.Properties {
@@ -110,18 +110,18 @@ var (
 	oaPayloadTypes = []string{"string", "json", "csv", "number"}
 )
 
-// oaSchemas returns the component schemas. It builds them afresh so that
+// Schemas returns the component schemas. It builds them afresh so that
 // documents never share (and so never mutate) each other's schemas.
-func oaSchemas() map[string]*oaSchema {
-	s := map[string]*oaSchema{}
+func Schemas(f Facts) map[string]*Schema {
+	s := map[string]*Schema{}
 	oaCommonSchemas(s)
 	oaClientSchemas(s)
-	oaFeatureSchemas(s)
+	oaFeatureSchemas(s, f)
 	oaAdminSchemas(s)
 	return s
 }
 
-func oaCommonSchemas(s map[string]*oaSchema) {
+func oaCommonSchemas(s map[string]*Schema) {
 	s["ErrorRecord"] = oaObject(oaProps{
 		"id":      oaString().format("uuid").d("Id of this occurrence; internal errors are logged under it."),
 		"name":    oaString().d("Kind of error, such as `ValidationError`, `NoAccessError` or `NotFoundError`; each kind has one HTTP status.").ex("ValidationError"),
@@ -154,7 +154,7 @@ func oaCommonSchemas(s map[string]*oaSchema) {
 
 // oaClientSchemas describes the clientapi wire types: the client API
 // payload, registration and metrics, and the frontend API.
-func oaClientSchemas(s map[string]*oaSchema) {
+func oaClientSchemas(s map[string]*Schema) {
 	s["Features"] = oaObject(oaProps{
 		"version":  oaInteger().d("Format version of the payload; 2."),
 		"features": oaArray(oaRef("Feature")),
@@ -296,7 +296,7 @@ func oaClientSchemas(s map[string]*oaSchema) {
 }
 
 // oaFeatureSchemas describes flags and their configuration on the admin API.
-func oaFeatureSchemas(s map[string]*oaSchema) {
+func oaFeatureSchemas(s map[string]*Schema, f Facts) {
 	s["AdminFeature"] = oaObject(oaProps{
 		"name":           oaString(),
 		"type":           oaEnum(oaFlagTypes...),
@@ -339,12 +339,12 @@ func oaFeatureSchemas(s map[string]*oaSchema) {
 	s["CreateFeature"] = oaObject(oaProps{
 		"name":           oaString().d("Unique across projects and the archive; URL-safe, no spaces."),
 		"type":           oaEnum(oaFlagTypes...).def("release"),
-		"description":    oaString().null().length(0, maxDescription),
+		"description":    oaString().null().length(0, f.MaxDescription),
 		"impressionData": oaBool().def(false),
 		"tags":           oaArray(oaRef("Tag")),
 	}).req("name")
 	s["UpdateFeature"] = oaObject(oaProps{
-		"description":    oaString().null().length(0, maxDescription),
+		"description":    oaString().null().length(0, f.MaxDescription),
 		"type":           oaEnum(oaFlagTypes...),
 		"stale":          oaBool(),
 		"archived":       oaBool().d("true archives the flag."),
@@ -371,7 +371,7 @@ func oaFeatureSchemas(s map[string]*oaSchema) {
 		"parameters":  oaRef("Parameters"),
 	}).req("name")
 	strategyBody := oaProps{
-		"title":       oaString().null().length(0, maxStrategyTitle),
+		"title":       oaString().null().length(0, f.MaxStrategyTitle),
 		"disabled":    oaBool().null(),
 		"sortOrder":   oaInteger(),
 		"constraints": oaArray(oaRef("Constraint")),
@@ -463,7 +463,7 @@ func oaFeatureSchemas(s map[string]*oaSchema) {
 }
 
 // oaAdminSchemas describes the rest of the admin API.
-func oaAdminSchemas(s map[string]*oaSchema) {
+func oaAdminSchemas(s map[string]*Schema) {
 	s["Project"] = oaObject(oaProps{
 		"id":                oaString(),
 		"name":              oaString(),
@@ -670,9 +670,9 @@ func oaAdminSchemas(s map[string]*oaSchema) {
 		req("id").closed().d("A user; the password hash is never included.")
 	s["CreateUserResponse"] = oaObject(oaUserProps(oaRef("RootRole"))).req("id").closed().
 		d("A user as the create and update operations answer it: `rootRole` is the id or the name that was sent.")
-	s["RootRole"] = &oaSchema{
+	s["RootRole"] = &Schema{
 		Description: "A root role by id (Admin 1, Editor 2, Viewer 3, Owner 4, Member 5) or by name.",
-		OneOf:       []*oaSchema{oaInteger().between(1, 5), oaEnum(oaRootRoles...)},
+		OneOf:       []*Schema{oaInteger().between(1, 5), oaEnum(oaRootRoles...)},
 	}
 	s["Users"] = oaObject(oaProps{
 		"users":     oaArray(oaRef("User")),
@@ -858,7 +858,7 @@ func oaAdminSchemas(s map[string]*oaSchema) {
 
 // oaUserProps are the properties of UserJSON; rootRole differs between
 // the plain and the create/update form.
-func oaUserProps(rootRole *oaSchema) oaProps {
+func oaUserProps(rootRole *Schema) oaProps {
 	return oaProps{
 		"id":            oaInteger(),
 		"name":          oaString().null(),

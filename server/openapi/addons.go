@@ -1,4 +1,4 @@
-package server
+package openapi
 
 // OpenAPI schemas of the addons API, after Unleash's addonSchema,
 // addonCreateUpdateSchema, addonsSchema and integrationEventsSchema.
@@ -11,34 +11,34 @@ func oaAddonLists() oaProps {
 	}
 }
 
-func oaAddon() *oaSchema {
+func oaAddon(f Facts) *Schema {
 	p := oaAddonLists()
 	p["id"] = oaInteger()
 	p["provider"] = oaString().ex("webhook")
 	p["description"] = oaString().null()
 	p["enabled"] = oaBool()
-	p["parameters"] = oaMap(oaAny()).d("The provider's parameters; sensitive ones are shown as `" + maskedValue + "`.")
+	p["parameters"] = oaMap(oaAny()).d("The provider's parameters; sensitive ones are shown as `" + f.MaskedValue + "`.")
 	return oaObject(p).req("id", "description", "provider", "enabled", "parameters", "events")
 }
 
-func oaAddonBody() *oaSchema {
+func oaAddonBody(f Facts) *Schema {
 	p := oaAddonLists()
 	p["provider"] = oaString().ex("webhook")
 	p["description"] = oaString()
 	p["enabled"] = oaBool()
-	p["parameters"] = oaMap(oaString()).d("The provider's parameters, all strings. On update, `" + maskedValue + "` for a sensitive parameter keeps its stored value.")
+	p["parameters"] = oaMap(oaString()).d("The provider's parameters, all strings. On update, `" + f.MaskedValue + "` for a sensitive parameter keeps its stored value.")
 	return oaObject(p).req("provider", "enabled", "parameters", "events")
 }
 
-func oaAddons() *oaSchema {
+func oaAddons(f Facts) *Schema {
 	param := oaObject(oaProps{"name": oaString(), "displayName": oaString(), "type": oaString(), "description": oaString(),
 		"placeholder": oaString(), "required": oaBool(), "sensitive": oaBool()}).req("name", "displayName", "type", "required", "sensitive")
 	provider := oaObject(oaProps{"name": oaString(), "displayName": oaString(), "documentationUrl": oaString(),
 		"description": oaString(), "parameters": oaArray(param), "events": oaStrings()}).req("name", "displayName", "documentationUrl", "description")
-	return oaObject(oaProps{"addons": oaArray(oaAddon()), "providers": oaArray(provider)}).req("addons", "providers")
+	return oaObject(oaProps{"addons": oaArray(oaAddon(f)), "providers": oaArray(provider)}).req("addons", "providers")
 }
 
-func oaIntegrationEvents() *oaSchema {
+func oaIntegrationEvents() *Schema {
 	ev := oaObject(oaProps{
 		"id":            oaString().d("The delivery's id."),
 		"integrationId": oaInteger().d("The addon's id."),

@@ -1,4 +1,10 @@
-package server
+// Package openapi builds the server's OpenAPI 3.0 document (served at
+// /docs/openapi.json) from its route table: every route gets its path
+// parameters, its security, the permission it needs and the standard error
+// responses, and the table in ops.go adds summaries, bodies and response
+// schemas (schemas.go, areas.go, addons.go). It knows the server only
+// through Route and Facts, so the server imports it and not the reverse.
+package openapi
 
 import (
 	"net/http"
@@ -9,15 +15,11 @@ import (
 	"unicode"
 )
 
-// The OpenAPI document is generated from the route table (Server.Routes),
-// so that every endpoint an area registers is documented without anyone
-// listing it twice. Each route gets its path parameters, its security, the
-// permission it needs and the standard error responses; the metadata table
-// in openapi_ops.go adds summaries, bodies and response schemas, and the
-// schemas themselves are in openapi_schemas.go.
+// The document is generated from the route table so that every endpoint
+// an area registers is documented without anyone listing it twice.
 
-// oaDoc is the subset of an OpenAPI 3.0 document that we write.
-type oaDoc struct {
+// Doc is the subset of an OpenAPI 3.0 document that we write.
+type Doc struct {
 	OpenAPI    string                `json:"openapi"`
 	Info       oaInfo                `json:"info"`
 	Tags       []oaTag               `json:"tags"`
@@ -50,17 +52,17 @@ type oaOperation struct {
 	Responses   map[string]*oaResponse `json:"responses"`
 	Security    []map[string][]string  `json:"security,omitempty"`
 	// Permission repeats the needed permission for tools; "" off the admin API.
-	Permission Permission `json:"x-permission,omitempty"`
+	Permission string `json:"x-permission,omitempty"`
 }
 
 type oaParameter struct {
-	Name        string    `json:"name"`
-	In          string    `json:"in"`
-	Description string    `json:"description,omitempty"`
-	Required    bool      `json:"required,omitempty"`
-	Style       string    `json:"style,omitempty"`
-	Explode     *bool     `json:"explode,omitempty"`
-	Schema      *oaSchema `json:"schema"`
+	Name        string  `json:"name"`
+	In          string  `json:"in"`
+	Description string  `json:"description,omitempty"`
+	Required    bool    `json:"required,omitempty"`
+	Style       string  `json:"style,omitempty"`
+	Explode     *bool   `json:"explode,omitempty"`
+	Schema      *Schema `json:"schema"`
 }
 
 type oaRequestBody struct {
@@ -77,16 +79,16 @@ type oaResponse struct {
 }
 
 type oaHeader struct {
-	Description string    `json:"description,omitempty"`
-	Schema      *oaSchema `json:"schema"`
+	Description string  `json:"description,omitempty"`
+	Schema      *Schema `json:"schema"`
 }
 
 type oaMedia struct {
-	Schema *oaSchema `json:"schema"`
+	Schema *Schema `json:"schema"`
 }
 
 type oaComponents struct {
-	Schemas         map[string]*oaSchema         `json:"schemas"`
+	Schemas         map[string]*Schema           `json:"schemas"`
 	Responses       map[string]*oaResponse       `json:"responses"`
 	SecuritySchemes map[string]*oaSecurityScheme `json:"securitySchemes"`
 }
@@ -106,43 +108,67 @@ type oaOp struct {
 	Description string
 	Tag         string // overrides the tag derived from the path
 	Deprecated  bool
-	Params      map[string]oaSchema // path parameters: type and description by name
+	Params      map[string]Schema // path parameters: type and description by name
 	Query       []*oaParameter
-	Body        *oaSchema // JSON request body
-	BodyOpt     bool      // the body may be omitted
-	Status      int       // success status; 200 when zero
-	Resp        *oaSchema // JSON success body; none when nil
-	RespType    string    // media type of Resp when not JSON
+	Body        *Schema // JSON request body
+	BodyOpt     bool    // the body may be omitted
+	Status      int     // success status; 200 when zero
+	Resp        *Schema // JSON success body; none when nil
+	RespType    string  // media type of Resp when not JSON
 	RespDesc    string
 	Headers     map[string]string      // success response headers: name → description
 	Errors      []int                  // error statuses beyond the standard ones
 	More        map[string]*oaResponse // further responses (304, 503, ...)
 }
 
-// buildOpenAPI documents routes. version is the server's version.
-func buildOpenAPI(routes []Route, version string) *oaDoc {
+// Route is one route of the server's table, as the document needs it.
+type Route struct {
+	Pattern    string // ServeMux pattern, "METHOD /path/{param}"
+	Auth       string // "admin", "client", "frontend" or "none"
+	Permission string // for admin routes
+}
+
+// Facts are what the document says of the server that the server
+// defines: names, limits and wire values, passed in so the document and
+// the behaviour cannot drift apart.
+type Facts struct {
+	Version            string // the server's version; "dev" when empty
+	SessionCookie      string
+	SAMLRequestCookie  string
+	PasswordRules      string
+	MaskedValue        string // what stands for a secret in answers
+	MaxDescription     int
+	MaxStrategyTitle   int
+	LifecycleStages    []string
+	ReadPermission     string // the permission every signed-in user has
+	MaintenancePattern string // the one admin write allowed in maintenance mode
+}
+
+// Build documents routes.
+func Build(routes []Route, f Facts) *Doc {
+	version := f.Version
 	if version == "" {
 		version = "dev"
 	}
-	doc := &oaDoc{
+	doc := &Doc{
 		OpenAPI: "3.0.3",
 		Info:    oaInfo{Title: "Signalbox API", Version: version, Description: oaIntro},
 		Paths:   map[string]oaPathItem{},
 		Components: oaComponents{
-			Schemas: oaSchemas(), Responses: oaErrorResponses(), SecuritySchemes: oaSecuritySchemes,
+			Schemas: Schemas(f), Responses: oaErrorResponses(), SecuritySchemes: oaSecuritySchemes(f),
 		},
 	}
 	meta := map[string]oaOp{}
-	for pattern, op := range oaOps {
-		method, path := oaSplitPattern(pattern)
-		meta[method+" "+oaShape(path)] = op
+	for pattern, op := range describedOps(f) {
+		method, path := SplitPattern(pattern)
+		meta[method+" "+Shape(path)] = op
 	}
 	documented := map[string]string{} // path shape → path as documented
 	ids := map[string]bool{}
 	tags := map[string]bool{}
 	for _, rt := range routes {
-		method, path := oaSplitPattern(rt.Pattern)
-		shape := oaShape(path)
+		method, path := SplitPattern(rt.Pattern)
+		shape := Shape(path)
 		// Paths that differ only in parameter names are one path in
 		// OpenAPI: document them under the first one's names.
 		if p, ok := documented[shape]; ok {
@@ -151,7 +177,7 @@ func buildOpenAPI(routes []Route, version string) *oaDoc {
 			documented[shape] = path
 		}
 		m, known := meta[method+" "+shape]
-		op := oaOperationFor(rt, method, path, m, known)
+		op := oaOperationFor(f, rt, method, path, m, known)
 		if ids[op.OperationID] {
 			base := oaGeneratedID(method, path)
 			op.OperationID = base
@@ -170,10 +196,10 @@ func buildOpenAPI(routes []Route, version string) *oaDoc {
 	return doc
 }
 
-// oaSplitPattern splits a ServeMux pattern into a lower-case method and
+// SplitPattern splits a ServeMux pattern into a lower-case method and
 // an OpenAPI path: host dropped, {name...} as {name}, {$} removed. A
 // pattern without a method matches every method; it is documented as GET.
-func oaSplitPattern(pattern string) (method, path string) {
+func SplitPattern(pattern string) (method, path string) {
 	method, path, found := strings.Cut(strings.TrimSpace(pattern), " ")
 	if !found {
 		method, path = http.MethodGet, method
@@ -186,22 +212,22 @@ func oaSplitPattern(pattern string) (method, path string) {
 	return strings.ToLower(method), path
 }
 
-var oaParamRE = regexp.MustCompile(`\{([^}]*)\}`)
+var ParamRE = regexp.MustCompile(`\{([^}]*)\}`)
 
-// oaShape is a path with its parameter names blanked, so that patterns
+// Shape is a path with its parameter names blanked, so that patterns
 // that differ only in names compare equal.
-func oaShape(path string) string { return oaParamRE.ReplaceAllString(path, "{}") }
+func Shape(path string) string { return ParamRE.ReplaceAllString(path, "{}") }
 
-func oaPathParams(path string) []string {
+func PathParams(path string) []string {
 	var names []string
-	for _, m := range oaParamRE.FindAllStringSubmatch(path, -1) {
+	for _, m := range ParamRE.FindAllStringSubmatch(path, -1) {
 		names = append(names, m[1])
 	}
 	return names
 }
 
 // oaOperationFor builds the operation of one route.
-func oaOperationFor(rt Route, method, path string, m oaOp, known bool) *oaOperation {
+func oaOperationFor(f Facts, rt Route, method, path string, m oaOp, known bool) *oaOperation {
 	op := &oaOperation{
 		OperationID: m.ID, Summary: m.Summary, Deprecated: m.Deprecated,
 		Tags: []string{m.Tag}, Responses: map[string]*oaResponse{},
@@ -212,7 +238,7 @@ func oaOperationFor(rt Route, method, path string, m oaOp, known bool) *oaOperat
 	if m.Tag == "" {
 		op.Tags[0] = oaTagFor(path)
 	}
-	for _, name := range oaPathParams(path) {
+	for _, name := range PathParams(path) {
 		op.Parameters = append(op.Parameters, oaPathParam(name, m.Params[name]))
 	}
 	op.Parameters = append(op.Parameters, m.Query...)
@@ -242,7 +268,7 @@ func oaOperationFor(rt Route, method, path string, m oaOp, known bool) *oaOperat
 		if len(m.Query) > 0 {
 			errs = append(errs, http.StatusBadRequest)
 		}
-		if len(oaPathParams(path)) > 0 {
+		if len(PathParams(path)) > 0 {
 			errs = append(errs, http.StatusNotFound)
 		}
 	}
@@ -252,7 +278,7 @@ func oaOperationFor(rt Route, method, path string, m oaOp, known bool) *oaOperat
 	for _, code := range errs {
 		op.Responses[strconv.Itoa(code)] = &oaResponse{Ref: "#/components/responses/" + oaErrorNames[code]}
 	}
-	if rt.Auth == "admin" && method != "get" && method != "head" && rt.Pattern != maintenancePattern && op.Responses["503"] == nil {
+	if rt.Auth == "admin" && method != "get" && method != "head" && rt.Pattern != f.MaintenancePattern && op.Responses["503"] == nil {
 		op.Responses["503"] = &oaResponse{Ref: "#/components/responses/" + oaErrorNames[http.StatusServiceUnavailable]}
 	}
 
@@ -261,7 +287,7 @@ func oaOperationFor(rt Route, method, path string, m oaOp, known bool) *oaOperat
 	case "admin":
 		op.Security = []map[string][]string{{"adminToken": {}}, {"session": {}}}
 		op.Permission = rt.Permission
-		if rt.Permission == PermRead || rt.Permission == "" {
+		if rt.Permission == f.ReadPermission || rt.Permission == "" {
 			access = "Any signed-in user, personal access token or admin token may call this (permission `READ`)."
 		} else {
 			access = "Requires `" + string(rt.Permission) + "`: a user whose root role (or a group's) grants it, an admin token, or"
@@ -320,14 +346,14 @@ func oaSuccess(m oaOp) *oaResponse {
 
 // oaPathParam describes a path parameter: a string unless the operation
 // or the list of well-known names says otherwise.
-func oaPathParam(name string, override oaSchema) *oaParameter {
+func oaPathParam(name string, override Schema) *oaParameter {
 	p := &oaParameter{Name: name, In: "path", Required: true, Schema: oaString()}
-	for _, info := range []oaSchema{oaKnownParams[name], override} {
+	for _, info := range []Schema{oaKnownParams[name], override} {
 		if info.Description != "" {
 			p.Description = info.Description
 		}
 		if info.Type != "" {
-			p.Schema = &oaSchema{Type: info.Type}
+			p.Schema = &Schema{Type: info.Type}
 		}
 	}
 	return p
@@ -335,7 +361,7 @@ func oaPathParam(name string, override oaSchema) *oaParameter {
 
 // oaKnownParams describe path parameters by name (Type and Description
 // only).
-var oaKnownParams = map[string]oaSchema{
+var oaKnownParams = map[string]Schema{
 	"projectId":    {Description: "Id of the project."},
 	"featureName":  {Description: "Name of the feature flag."},
 	"child":        {Description: "Name of the dependent (child) feature flag."},
@@ -514,15 +540,17 @@ func oaErrorResponses() map[string]*oaResponse {
 	return out
 }
 
-var oaSecuritySchemes = map[string]*oaSecurityScheme{
-	"adminToken": {Type: "apiKey", In: "header", Name: "Authorization",
-		Description: "An admin token (`*:*.<secret>`) or a personal access token, raw or after `Bearer `."},
-	"session": {Type: "apiKey", In: "cookie", Name: SessionCookie,
-		Description: "The session cookie that `POST /auth/simple/login` sets. Changes (POST, PUT, PATCH, DELETE) made with it must come from the server's own pages, not from another site's (403), and send any body as JSON with `Content-Type: application/json` (415). Requests with a token are not limited so."},
-	"clientToken": {Type: "apiKey", In: "header", Name: "Authorization",
-		Description: "A client token, `<project>:<environment>.<secret>`, raw or after `Bearer `."},
-	"frontendToken": {Type: "apiKey", In: "header", Name: "Authorization",
-		Description: "A frontend token, `<project>:<environment>.<secret>`, raw or after `Bearer `."},
+func oaSecuritySchemes(f Facts) map[string]*oaSecurityScheme {
+	return map[string]*oaSecurityScheme{
+		"adminToken": {Type: "apiKey", In: "header", Name: "Authorization",
+			Description: "An admin token (`*:*.<secret>`) or a personal access token, raw or after `Bearer `."},
+		"session": {Type: "apiKey", In: "cookie", Name: f.SessionCookie,
+			Description: "The session cookie that `POST /auth/simple/login` sets. Changes (POST, PUT, PATCH, DELETE) made with it must come from the server's own pages, not from another site's (403), and send any body as JSON with `Content-Type: application/json` (415). Requests with a token are not limited so."},
+		"clientToken": {Type: "apiKey", In: "header", Name: "Authorization",
+			Description: "A client token, `<project>:<environment>.<secret>`, raw or after `Bearer `."},
+		"frontendToken": {Type: "apiKey", In: "header", Name: "Authorization",
+			Description: "A frontend token, `<project>:<environment>.<secret>`, raw or after `Bearer `."},
+	}
 }
 
 const oaIntro = `Signalbox is a feature-flag server that speaks the Unleash wire protocol, so Unleash SDKs, proxies and tooling work against it unchanged.
