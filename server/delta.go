@@ -468,4 +468,3 @@ func (s *Server) handleClientDelta(w http.ResponseWriter, r *http.Request, tok *
 	_, err = w.Write(body)
 	return err
 }
-

@@ -308,4 +308,3 @@ func (s *Server) handleGetUIConfig(w http.ResponseWriter, r *http.Request) error
 		FrontendAPIOrigins: origins,
 	})
 }
-

@@ -393,4 +393,3 @@ func (s *Server) handleDeleteGroup(w http.ResponseWriter, r *http.Request) error
 		return []store.Event{{Type: "group-deleted", PreData: eventData(pre)}}, nil
 	}))
 }
-

@@ -461,4 +461,3 @@ func variantsFrom(list []adminVariant) []clientapi.Variant {
 }
 
 // OpenAPI schemas of the import and export routes (used in openapi_ops.go).
-

@@ -650,4 +650,3 @@ func (s *Server) handleAdvancedPlayground(w http.ResponseWriter, r *http.Request
 }
 
 // OpenAPI schemas of the playground, after Unleash's playground schemas.
-

@@ -610,4 +610,3 @@ func projectMemberCounts(ctx context.Context, rd store.Reader) (map[string]int, 
 	}
 	return counts, nil
 }
-

@@ -754,4 +754,3 @@ func mapsAny(mappings []string, sent map[string]bool) bool {
 	}
 	return false
 }
-

@@ -571,4 +571,3 @@ func searchResponse(c *searchCandidate, creators map[string]store.User) searchFe
 }
 
 func ptr[T any](v T) *T { return &v }
-
