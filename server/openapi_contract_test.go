@@ -85,6 +85,17 @@ func refReferencePath() (string, error) {
 	}
 }
 
+// missingReference ends a test that needs Unleash's document when it is
+// not beside the checkout: a skip on a developer's machine (a plain clone
+// has no shared/), a failure in CI, where the comparison must run.
+func missingReference(t testing.TB, err error) {
+	t.Helper()
+	if os.Getenv("CI") != "" {
+		t.Fatal(err)
+	}
+	t.Skipf("comparison with Unleash's OpenAPI document skipped: %v", err)
+}
+
 // refLoad loads the reference document once per test binary.
 func refLoad() ([]refOperation, error) {
 	refOnce.Do(func() {
@@ -256,7 +267,7 @@ func refRouted(t *testing.T, routes []Route) (routed map[string]bool, all []refO
 	t.Helper()
 	ops, err := refLoad()
 	if err != nil {
-		t.Fatal(err)
+		missingReference(t, err)
 	}
 	have := map[string]bool{}
 	for _, rt := range routes {

@@ -5,38 +5,19 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/getkin/kin-openapi/openapi3"
 )
 
-// unleashReference loads Unleash's OpenAPI document, kept beside the
-// checkout in shared/reference. Not finding it fails the test: the
-// playground's answers are checked against Unleash's schemas.
+// unleashReference is Unleash's OpenAPI document (see refLoad).
 func unleashReference(t *testing.T) *openapi3.T {
 	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
+	if _, err := refLoad(); err != nil {
+		missingReference(t, err)
 	}
-	for {
-		path := filepath.Join(dir, "shared", "reference", "unleash-server-8.2-openapi.json")
-		if _, err := os.Stat(path); err == nil {
-			doc, err := openapi3.NewLoader().LoadFromFile(path)
-			if err != nil {
-				t.Fatalf("loading %s: %v", path, err)
-			}
-			return doc
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("shared/reference/unleash-server-8.2-openapi.json not found beside the checkout")
-		}
-		dir = parent
-	}
+	return refDoc
 }
 
 // matchesUnleash fails the test unless body is valid for Unleash's schema.
