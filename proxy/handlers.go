@@ -21,11 +21,10 @@ const (
 
 // Header values shared by every answer; net/http only reads them.
 var (
-	hdrJSON         = []string{"application/json; charset=utf-8"}
-	hdrText         = []string{"text/plain; charset=utf-8"}
-	hdrHTML         = []string{"text/html; charset=utf-8"}
-	hdrCacheControl = []string{"public, max-age=2"}
-	hdrNoSniff      = []string{"nosniff"}
+	hdrJSON    = []string{"application/json; charset=utf-8"}
+	hdrText    = []string{"text/plain; charset=utf-8"}
+	hdrHTML    = []string{"text/html; charset=utf-8"}
+	hdrNoSniff = []string{"nosniff"}
 )
 
 // getToggles answers GET /proxy (enabled flags) and GET /proxy/all (every

@@ -12,10 +12,12 @@ package server
 // taken streams. A change then wakes one goroutine rather than thousands,
 // and the encoded delta is still shared between streams of one scope.
 //
-// A stream whose client reads slowly never holds the others up: writes
-// from the fan-out get a short deadline, and what does not fit in time is
-// finished by a goroutine of that stream's own, with the long deadline of
-// ordinary streams, which then catches the stream up with later changes.
+// A stream whose client reads slowly never holds the others up: the
+// fan-out writes without waiting (a non-blocking write of what the socket
+// takes), and what does not fit is finished by a goroutine of that
+// stream's own, with the long deadline of ordinary streams, which then
+// catches the stream up with later changes. The fan-out sets no deadline:
+// arming a timer per socket and write costs far more than the write.
 
 import (
 	"bytes"
@@ -27,17 +29,14 @@ import (
 	"runtime"
 	"strconv"
 	"sync"
+	"syscall"
 	"time"
 )
-
-// fanoutWriteWait is how long the fan-out waits on one stream's socket
-// before handing the rest of the message to a goroutine of the stream's
-// own. A reading client's socket takes a small message at once.
-const fanoutWriteWait = 20 * time.Millisecond
 
 // takenStream is one stream written by the fan-out.
 type takenStream struct {
 	conn net.Conn
+	raw  syscall.RawConn // for writes that never wait
 	q    clientQuery
 	key  string // q.key(), for sharing messages between streams of a scope
 
@@ -65,6 +64,9 @@ func (s *Server) takeOver(w http.ResponseWriter, r *http.Request, q clientQuery,
 	}
 	_ = conn.SetReadDeadline(time.Time{})
 	ts := &takenStream{conn: conn, q: q, key: q.key(), cur: rev}
+	if sc, ok := conn.(syscall.Conn); ok {
+		ts.raw, _ = sc.SyscallConn()
+	}
 
 	var b bytes.Buffer
 	b.WriteString("HTTP/1.1 200 OK\r\n")
@@ -132,6 +134,23 @@ func (ts *takenStream) kill(s *Server) {
 	}
 }
 
+// tryWrite writes what of b the socket takes now, without waiting: n is
+// less than len(b) when it is full (err nil) or broken (err set).
+func (ts *takenStream) tryWrite(b []byte) (n int, err error) {
+	if ts.raw != nil {
+		if n, ok, err := writeNoWait(ts.raw, b); ok {
+			return n, err
+		}
+	}
+	// No descriptor to write to without waiting: a short deadline instead.
+	_ = ts.conn.SetWriteDeadline(time.Now().Add(20 * time.Millisecond))
+	n, err = ts.conn.Write(b)
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		err = nil
+	}
+	return n, err
+}
+
 // finish sends the client back to polling and ends the response
 // (shutdown); closing the connection then ends the stream through
 // watchHangUp.
@@ -141,7 +160,7 @@ func (ts *takenStream) finish() {
 	if !ts.dead && !ts.busy {
 		b := appendChunk(nil, []byte(fetchModePollingMessage))
 		b = append(b, "0\r\n\r\n"...)
-		ts.writeAll(b, fanoutWriteWait)
+		_, _ = ts.tryWrite(b)
 	}
 	ts.conn.Close()
 }
@@ -157,18 +176,21 @@ func (ts *takenStream) send(s *Server, chunk []byte, rev int64) {
 		return
 	}
 	ts.cur = rev
-	_ = ts.conn.SetWriteDeadline(time.Now().Add(fanoutWriteWait))
-	n, err := ts.conn.Write(chunk)
-	if err == nil {
-		return
-	}
-	if !errors.Is(err, os.ErrDeadlineExceeded) {
+	ts.deliver(s, chunk)
+}
+
+// deliver writes chunk, handing what the socket does not take now to a
+// goroutine of the stream's own; ts.mu is held.
+func (ts *takenStream) deliver(s *Server, chunk []byte) {
+	n, err := ts.tryWrite(chunk)
+	switch {
+	case err != nil:
 		go ts.kill(s)
-		return
+	case n < len(chunk):
+		ts.busy = true
+		s.streams.slowWrites.Add(1)
+		go ts.finishSlowly(s, chunk[n:])
 	}
-	ts.busy = true
-	s.streams.slowWrites.Add(1)
-	go ts.finishSlowly(s, chunk[n:])
 }
 
 // finishSlowly writes the rest of a message with the ordinary stream
@@ -202,12 +224,7 @@ func (ts *takenStream) heartbeat(s *Server) {
 	if ts.dead || ts.busy {
 		return
 	}
-	_ = ts.conn.SetWriteDeadline(time.Now().Add(fanoutWriteWait))
-	if n, err := ts.conn.Write(heartbeatChunk); err != nil && (n > 0 || !errors.Is(err, os.ErrDeadlineExceeded)) {
-		// A comment that did not start in time is as good as sent; a
-		// partial one would break the framing, so the stream ends.
-		go ts.kill(s)
-	}
+	ts.deliver(s, heartbeatChunk)
 }
 
 var heartbeatChunk = appendChunk(nil, []byte(heartbeatMessage))
@@ -306,8 +323,7 @@ func (h *streamHub) runFanout(s *Server) {
 	}
 }
 
-// each calls fn for every taken stream, spread over a few goroutines so
-// that one slow socket (up to fanoutWriteWait) delays few others.
+// each calls fn for every taken stream, spread over a few goroutines.
 func (h *streamHub) each(fn func(*takenStream)) {
 	h.mu.Lock()
 	list := make([]*takenStream, 0, len(h.taken))
