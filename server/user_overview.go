@@ -14,6 +14,7 @@ import (
 
 func registerUserOverview(s *Server, m mux) {
 	m.admin("GET /api/admin/user/roles", PermRead, s.handleUserRoles)
+	m.admin("GET /api/admin/user/permissions", PermRead, s.handleUserPermissions)
 	m.admin("GET /api/admin/user-admin/access", PermRead, s.handleUsersAndGroupsBase)
 	m.admin("GET /api/admin/user-admin/admin-count", PermAdmin, s.handleAdminCount)
 }

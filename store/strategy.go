@@ -54,6 +54,22 @@ type StrategyReader interface {
 	// constraints refer to with the flag (and its project) whose strategy
 	// does, without decoding every strategy.
 	ConstraintUses(ctx context.Context) ([]ConstraintUse, error)
+	// StrategyLimits measures the largest strategies stored, of active and
+	// archived flags alike, by counting in the database rather than
+	// decoding every strategy.
+	StrategyLimits(ctx context.Context) (StrategyLimits, error)
+}
+
+// StrategyLimits are the largest strategy shapes stored; zero when there
+// are no strategies.
+type StrategyLimits struct {
+	// MaxEnvironmentStrategies is the most strategies one flag has in one
+	// environment.
+	MaxEnvironmentStrategies int
+	// MaxConstraints is the most constraints one strategy has.
+	MaxConstraints int
+	// MaxConstraintValues is the longest values list of one constraint.
+	MaxConstraintValues int
 }
 
 // ConstraintUse is a flag whose strategies constrain a context field.

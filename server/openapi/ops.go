@@ -501,6 +501,12 @@ func describedOps(f Facts) map[string]oaOp {
 			Resp:        oaObject(oaProps{"version": oaInteger(), "roles": oaArray(oaObject(oaProps{"id": oaInteger(), "type": oaString(), "name": oaString(), "description": oaString(), "project": oaString().null()}).req("id", "type", "name"))}).req("version", "roles"),
 			Query:       []*oaParameter{oaQuery("projectId", "Only the project roles held in this project.", oaString())},
 			Description: "The caller's effective root role (their own or a group's, the strongest; Admin for an admin token), then each project role they hold, directly or through a group, once."},
+		"GET /api/admin/user/permissions": {ID: "getUserPermissions", Summary: "The caller's permissions in a project", Tag: "Users",
+			Resp: oaObject(oaProps{"project": oaString(), "permissions": oaArray(oaObject(oaProps{"permission": oaString()}).req("permission")).
+				d("The permissions the caller's root role grants, with those of the project roles they hold in `project`, themselves or through a group; `ADMIN` alone stands for all.")}).req("project", "permissions"),
+			Query:       []*oaParameter{oaQuery("project", "The project; without it, the root-level permissions alone (as `GET /api/admin/user`).", oaString())},
+			Description: "What the caller may do in one project, for showing or hiding controls: a project Owner or Member holds project permissions (such as `APPROVE_CHANGE_REQUEST` or `UPDATE_FEATURE_STRATEGY`) that their root role lacks. Every request is still checked on its own. An unknown project is 404.",
+			Errors:      []int{http.StatusNotFound}},
 		"GET /api/admin/user-admin/access": {ID: "getBaseUsersAndGroups", Summary: "People and groups to share with", Tag: "Users",
 			Resp: oaObject(oaProps{
 				"users":  oaArray(oaObject(oaProps{"id": oaInteger(), "name": oaString(), "email": oaString(), "username": oaString(), "imageUrl": oaString(), "accountType": oaString()}).req("id")),

@@ -34,6 +34,8 @@ type dialect struct {
 	// constraintUses selects distinct (context name, flag, project) of
 	// every strategy constraint; JSON functions differ by dialect.
 	constraintUses string
+	// strategyLimits selects the store.StrategyLimits in one row.
+	strategyLimits string
 }
 
 var sqliteDialect = &dialect{
@@ -45,6 +47,12 @@ var sqliteDialect = &dialect{
 	constraintUses: `SELECT DISTINCT json_extract(c.value, '$.contextName'), s.feature_name, f.project_id
 		FROM strategies s JOIN features f ON f.name = s.feature_name, json_each(s.constraints) c
 		WHERE json_type(s.constraints) = 'array'`,
+	strategyLimits: `SELECT
+		COALESCE((SELECT MAX(n) FROM (SELECT COUNT(*) AS n FROM strategies GROUP BY feature_name, environment)), 0),
+		COALESCE((SELECT MAX(json_array_length(constraints)) FROM strategies WHERE json_type(constraints) = 'array'), 0),
+		COALESCE((SELECT MAX(json_array_length(c.value, '$.values'))
+			FROM strategies s, json_each(s.constraints) c
+			WHERE json_type(s.constraints) = 'array' AND json_type(c.value, '$.values') = 'array'), 0)`,
 }
 
 // writeLockKey is an arbitrary constant, distinct from goose's own lock id.
@@ -61,6 +69,13 @@ var postgresDialect = &dialect{
 	constraintUses: `SELECT DISTINCT c->>'contextName', s.feature_name, f.project_id
 		FROM strategies s JOIN features f ON f.name = s.feature_name
 		CROSS JOIN LATERAL jsonb_array_elements(CASE WHEN jsonb_typeof(s.constraints) = 'array' THEN s.constraints ELSE '[]'::jsonb END) c`,
+	strategyLimits: `SELECT
+		COALESCE((SELECT MAX(n) FROM (SELECT COUNT(*) AS n FROM strategies GROUP BY feature_name, environment) g), 0),
+		COALESCE((SELECT MAX(jsonb_array_length(constraints)) FROM strategies WHERE jsonb_typeof(constraints) = 'array'), 0),
+		COALESCE((SELECT MAX(jsonb_array_length(c->'values'))
+			FROM strategies s
+			CROSS JOIN LATERAL jsonb_array_elements(CASE WHEN jsonb_typeof(s.constraints) = 'array' THEN s.constraints ELSE '[]'::jsonb END) c
+			WHERE jsonb_typeof(c->'values') = 'array'), 0)`,
 }
 
 // rebind turns ? placeholders into $n for PostgreSQL. Queries never contain

@@ -217,3 +217,9 @@ func (t *tx) ConstraintUses(ctx context.Context) ([]store.ConstraintUse, error) 
 		return u, err
 	})
 }
+
+func (t *tx) StrategyLimits(ctx context.Context) (store.StrategyLimits, error) {
+	var l store.StrategyLimits
+	err := t.queryRow(ctx, t.d.strategyLimits).Scan(&l.MaxEnvironmentStrategies, &l.MaxConstraints, &l.MaxConstraintValues)
+	return l, err
+}

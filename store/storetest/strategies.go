@@ -112,6 +112,13 @@ func testStrategies(t *testing.T, s store.Store) {
 		{ContextName: "version", Feature: "f", Project: "default"},
 	}, uses, cmpopts.SortSlices(func(a, b store.ConstraintUse) bool { return a.ContextName < b.ContextName }))
 
+	// Limits: f has two strategies in production; full has two constraints,
+	// the first with two values.
+	limits := get(t, s, func(ctx context.Context, r store.Reader) (store.StrategyLimits, error) {
+		return r.StrategyLimits(ctx)
+	})
+	diff(t, "StrategyLimits", store.StrategyLimits{MaxEnvironmentStrategies: 2, MaxConstraints: 2, MaxConstraintValues: 2}, limits)
+
 	changed := full
 	changed.Name, changed.Title, changed.Disabled, changed.SortOrder = "default", "", true, 0
 	changed.Parameters, changed.Constraints, changed.Variants, changed.Segments = nil, nil, nil, []int{seg1.ID}
@@ -123,6 +130,11 @@ func testStrategies(t *testing.T, s store.Store) {
 		}
 		return err
 	})
+	// The limits follow the change: full now has no constraints.
+	limits = get(t, s, func(ctx context.Context, r store.Reader) (store.StrategyLimits, error) {
+		return r.StrategyLimits(ctx)
+	})
+	diff(t, "StrategyLimits after the update", store.StrategyLimits{MaxEnvironmentStrategies: 2}, limits)
 
 	runErrCases(t, s, []errCase{
 		{"unknown feature", func(ctx context.Context, tx store.Tx) error {

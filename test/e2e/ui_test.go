@@ -238,6 +238,16 @@ func TestUI(t *testing.T) {
 		changeRequestFlow(t, s)
 	})
 
+	t.Run("change requests: strategies and variants proposed from the flag page", func(t *testing.T) {
+		t.Parallel()
+		strategyProposalFlow(t, s)
+	})
+
+	t.Run("change requests: a project Owner reviews and applies, a Member proposes", func(t *testing.T) {
+		t.Parallel()
+		projectRoleFlow(t, s)
+	})
+
 	t.Run("change requests: comment, two approvals, schedule, cancel", func(t *testing.T) {
 		t.Parallel()
 		changeRequestCommentScheduleFlow(t, s)

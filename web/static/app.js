@@ -2,7 +2,7 @@
 // Each page is a module under pages/ exporting render(main, params), loaded
 // when first visited.
 import { h, mount, status } from './dom.js';
-import { api, onSessionExpired, ApiError } from './api.js';
+import { api, enc, onSessionExpired, ApiError } from './api.js';
 
 // session holds the signed-in user and their root-level permissions, as
 // GET /api/admin/user answers them.
@@ -12,6 +12,16 @@ export const session = { user: null, permissions: [] };
 // controls; the API checks every request itself.
 export function can(perm) {
   return session.permissions.some((p) => p.permission === 'ADMIN' || p.permission === perm);
+}
+
+// projectCan resolves to a check like can for one project: the root
+// permissions with those of the project roles the user holds there
+// (an Owner reviews change requests, a Member edits flags). Like can, it
+// only hides controls.
+export async function projectCan(projectId) {
+  const answer = await api('GET', `/api/admin/user/permissions?project=${enc(projectId)}`);
+  const held = answer.permissions || [];
+  return (perm) => held.some((p) => p.permission === 'ADMIN' || p.permission === perm);
 }
 
 const routes = [

@@ -25,7 +25,9 @@ export function strategyLines(st, segmentNames = new Map()) {
 function variantLines(variants) {
   const list = variants || [];
   if (!list.length) return ['No variants'];
-  return list.map((v) => `Variant ${v.name} ${(v.weight || 0) / 10}%${v.stickiness ? `, sticky on ${v.stickiness}` : ''}` +
+  // A variable weight is the server's share of the rest: proposals carry
+  // 0 for it, so it is named rather than given in percent.
+  return list.map((v) => `Variant ${v.name} ${v.weightType === 'fix' ? `${(v.weight || 0) / 10}%` : 'sharing the rest'}${v.stickiness ? `, sticky on ${v.stickiness}` : ''}` +
     `${v.payload ? `, payload (${v.payload.type}) ${v.payload.value}` : ''}`);
 }
 

@@ -81,8 +81,9 @@ function toLocalInput(iso) {
 const fromLocalInput = (v) => (v ? new Date(v).toISOString() : '');
 
 // editStrategy opens the editor for a new strategy (st null) or st, and
-// saves it through the API. It resolves true when saved.
-export async function editStrategy({ project, feature, environment, st }) {
+// saves it through the API, or through save(body) when given (a proposal
+// in a change request). It resolves true when saved.
+export async function editStrategy({ project, feature, environment, st, save }) {
   const [defs, ctxFields, segs] = await Promise.all([
     cached('/api/admin/strategies'),
     cached(`/api/admin/projects/${enc(project)}/context?include=root`),
@@ -212,7 +213,8 @@ export async function editStrategy({ project, feature, environment, st }) {
         variants: draft.variants.map((v) => ({ name: v.name, weight: v.weight, weightType: v.weightType || 'variable', stickiness: v.stickiness || 'default', ...(v.payload && v.payload.type ? { payload: v.payload } : {}) })),
       };
       try {
-        if (st) await api('PUT', `${base}/${enc(st.id)}`, body);
+        if (save) await save(body);
+        else if (st) await api('PUT', `${base}/${enc(st.id)}`, body);
         else await api('POST', base, body);
         close(true);
       } catch (err) {

@@ -4,8 +4,9 @@ import { h, mount, field, select, alertBox, setAlert, showError, modal, uid } fr
 import { api, enc, cached } from './api.js';
 import { splitList } from './strategy.js';
 
-// editVariants resolves true when the variants were saved.
-export async function editVariants({ project, feature, environment, variants }) {
+// editVariants resolves true when the variants were saved: through the
+// API, or through save(list) when given (a proposal in a change request).
+export async function editVariants({ project, feature, environment, variants, save }) {
   const ctxFields = await cached(`/api/admin/projects/${enc(project)}/context?include=root`);
   const contextNames = (ctxFields || []).map((c) => c.name);
   const url = `/api/admin/projects/${enc(project)}/features/${enc(feature)}/environments/${enc(environment)}/variants`;
@@ -110,7 +111,8 @@ export async function editVariants({ project, feature, environment, variants }) 
         ...(v.payload && v.payload.type ? { payload: v.payload } : {}),
       }));
       try {
-        await api('PUT', url, body);
+        if (save) await save(body);
+        else await api('PUT', url, body);
         close(true);
       } catch (err) {
         showError(err, checks.map((c) => c.field), alert);

@@ -3,7 +3,7 @@
 // their role and remove them. The API checks every change itself.
 import { h, mount, field, select, alertBox, setAlert, showError, modal, confirm, status, fmtDate, debounce } from '../dom.js';
 import { api, enc } from '../api.js';
-import { session, can } from '../app.js';
+import { can, projectCan } from '../app.js';
 
 export async function render(main, [projectId]) {
   const base = `/api/admin/projects/${enc(projectId)}`;
@@ -22,9 +22,9 @@ export async function render(main, [projectId]) {
   const load = async () => {
     const access = await api('GET', `${base}/access`);
     const roles = access.roles || [];
-    // Only hides controls: Admins, and Owners of this project (themselves),
-    // may manage access.
-    const mayManage = can('PROJECT_USER_ACCESS_WRITE') || (await heldProjectRoles(projectId)).includes('Owner');
+    // Only hides controls: Admins, and Owners of this project (themselves
+    // or through a group), may manage access.
+    const mayManage = (await projectCan(projectId))('PROJECT_USER_ACCESS_WRITE');
     addButton.hidden = !mayManage;
     addButton.onclick = async () => { if (await addForm(base, roles, access)) await load(); };
     const rows = [
@@ -141,23 +141,4 @@ async function addForm(base, roles, access) {
 async function listUsers() {
   const data = await api('GET', '/api/admin/user-admin');
   return data.users || [];
-}
-
-// heldProjectRoles names the project roles the signed-in user holds in
-// projectId, themselves or through a group; none when the access list
-// cannot be read. It only decides which controls to show.
-export async function heldProjectRoles(projectId) {
-  const me = session.user && session.user.id;
-  if (!me) return [];
-  let access;
-  try {
-    access = await api('GET', `/api/admin/projects/${enc(projectId)}/access`);
-  } catch (e) {
-    return [];
-  }
-  const ids = [
-    ...(access.users || []).filter((u) => u.id === me).flatMap((u) => u.roles || []),
-    ...(access.groups || []).filter((g) => (g.users || []).some((m) => m.user && m.user.id === me)).flatMap((g) => g.roles || []),
-  ];
-  return [...new Set(ids)].map((id) => roleName(access.roles || [], id));
 }

@@ -4,13 +4,16 @@
 // page from the API's answer; a refusal shows the API's reason.
 import { h, mount, field, alertBox, setAlert, confirm, status, fmtDate, uid } from '../dom.js';
 import { api, enc, cached } from '../api.js';
-import { can, session } from '../app.js';
+import { projectCan, session } from '../app.js';
 import { describe, diffList } from '../changes.js';
 
 const open = ['Draft', 'In review', 'Approved', 'Scheduled'];
 
 export async function render(main, [projectId, id]) {
   const base = `/api/admin/projects/${enc(projectId)}/change-requests/${enc(id)}`;
+  // can follows the project roles too: a project Owner reviews and applies
+  // the project's change requests.
+  const can = await projectCan(projectId);
   const alert = alertBox();
   const body = h('div');
 

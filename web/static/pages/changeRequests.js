@@ -3,7 +3,7 @@
 // required and how many approvals they need.
 import { h, mount, checkbox, alertBox, setAlert, status, fmtDate } from '../dom.js';
 import { api, enc, cached } from '../api.js';
-import { can } from '../app.js';
+import { projectCan } from '../app.js';
 
 const tabs = [
   ['open', 'Open', ['Draft', 'In review', 'Approved']],
@@ -14,11 +14,12 @@ const tabs = [
 
 export async function render(main, [projectId], query) {
   const path = `/api/admin/projects/${enc(projectId)}`;
-  const [project, list, config, envs] = await Promise.all([
+  const [project, list, config, envs, can] = await Promise.all([
     api('GET', path),
     api('GET', `${path}/change-requests`),
     api('GET', `${path}/change-requests/config`),
     cached('/api/admin/environments'),
+    projectCan(projectId),
   ]);
   const tab = tabs.find(([id]) => id === query.get('tab')) || tabs[0];
   const here = `/projects/${enc(projectId)}/change-requests`;
@@ -47,7 +48,7 @@ export async function render(main, [projectId], query) {
           cr.schedule ? h('span', { class: 'desc' }, `at ${fmtDate(cr.schedule.scheduledAt)}`) : null),
         h('td', null, fmtDate(cr.createdAt))))
         : h('tr', null, h('td', { colspan: 5, class: 'empty' }, `No ${tab[1].toLowerCase()} change requests.`)))),
-    settings(path, config, envOrder));
+    settings(path, config, envOrder, can));
 }
 
 // settings shows, per environment of the project, whether changes there
@@ -55,7 +56,7 @@ export async function render(main, [projectId], query) {
 // row is saved on its own, and the table redrawn from the API. Turning
 // them off or asking fewer approvals is for Admins: the API says so when
 // someone else tries.
-function settings(path, config, envOrder) {
+function settings(path, config, envOrder, can) {
   const alert = alertBox();
   const editable = can('UPDATE_PROJECT');
   const tbody = h('tbody');

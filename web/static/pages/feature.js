@@ -2,7 +2,7 @@
 // the strategy editor; stale, archive.
 import { h, mount, field, checkbox, select, alertBox, setAlert, showError, modal, confirm, status, fmtDate, switchButton } from '../dom.js';
 import { api, enc, cached, lastSeen } from '../api.js';
-import { can, navigate } from '../app.js';
+import { projectCan, navigate } from '../app.js';
 import { summary, editStrategy } from '../strategy.js';
 import { eventItem } from '../events.js';
 import { editVariants } from '../variants.js';
@@ -11,7 +11,9 @@ import { changeRequestEnvs, drawBanner, propose } from '../proposals.js';
 
 export async function render(main, [projectId, name]) {
   const path = `/api/admin/projects/${enc(projectId)}/features/${enc(name)}`;
-  const [envList, crEnvs] = await Promise.all([cached('/api/admin/environments'), changeRequestEnvs(projectId)]);
+  // can follows the user's roles in this project as well as their root
+  // role: a project Member edits the flags of the project.
+  const [envList, crEnvs, can] = await Promise.all([cached('/api/admin/environments'), changeRequestEnvs(projectId), projectCan(projectId)]);
   const envInfo = new Map((envList.environments || []).map((e) => [e.name, e]));
   // Segment names are fetched only when a strategy uses a segment: the
   // list counts every segment's uses, which costs the server time.
@@ -168,14 +170,33 @@ export async function render(main, [projectId, name]) {
         if (from >= 0) moveTo(from, i);
       },
     };
-    const edit = async (st) => {
+    const label = (st, i) => `${st.title || st.name} (${i + 1})`;
+    // edit opens the strategy editor; where change requests are required
+    // saving proposes the new or changed strategy instead.
+    const edit = async (st, i) => {
       setAlert(alert, '');
-      if (await editStrategy({ project: projectId, feature: f.name, environment: env.name, st })) {
-        status(st ? 'Strategy saved' : 'Strategy added');
+      const save = proposing ? (body) => propose(projectId, env.name, st
+        ? { feature: f.name, action: 'updateStrategy', payload: { ...body, id: st.id } }
+        : { feature: f.name, action: 'addStrategy', payload: body },
+      st ? `change the strategy ${label(st, i)} in ${env.name}` : `add a ${body.name} strategy in ${env.name}`) : undefined;
+      if (await editStrategy({ project: projectId, feature: f.name, environment: env.name, st, save })) {
+        if (!proposing) status(st ? 'Strategy saved' : 'Strategy added');
         await load();
       }
     };
-    const label = (st, i) => `${st.title || st.name} (${i + 1})`;
+    // copy adds st to environment other, proposed there when that
+    // environment requires change requests.
+    const copy = (st, other) => {
+      const body = {
+        name: st.name, title: st.title || '', disabled: st.disabled, parameters: st.parameters, constraints: st.constraints,
+        variants: st.variants, segments: st.segments,
+      };
+      if (crEnvs.has(other)) {
+        return act(null, () => propose(projectId, other, { feature: f.name, action: 'addStrategy', payload: body },
+          `copy the strategy ${st.title || st.name} to ${other}`));
+      }
+      return act(`Strategy copied to ${other}`, () => api('POST', `${path}/environments/${enc(other)}/strategies`, body));
+    };
     return h('section', { class: 'env-card', 'data-env': env.name, 'aria-labelledby': `env-${env.name}` },
       h('header', null,
         switchButton(`Toggle ${f.name} in ${env.name}`, env.enabled, toggle, { disabled: !can('UPDATE_FEATURE_ENVIRONMENT') }),
@@ -195,17 +216,14 @@ export async function render(main, [projectId, name]) {
             can('UPDATE_FEATURE_STRATEGY') && [
               h('button', { type: 'button', class: 'small', disabled: i === 0, onclick: () => move(i, -1), 'aria-label': `Move ${label(st, i)} up` }, '↑'),
               h('button', { type: 'button', class: 'small', disabled: i === list.length - 1, onclick: () => move(i, 1), 'aria-label': `Move ${label(st, i)} down` }, '↓'),
-              h('button', { type: 'button', class: 'small', onclick: () => edit(st), 'aria-label': `Edit ${label(st, i)}` }, 'Edit'),
+              h('button', { type: 'button', class: 'small', onclick: () => edit(st, i), 'aria-label': `Edit ${label(st, i)}` }, 'Edit'),
               h('button', { type: 'button', class: 'small', 'aria-label': `${st.disabled ? 'Enable' : 'Disable'} ${label(st, i)}`,
                 onclick: () => write(st.disabled ? 'Strategy enabled' : 'Strategy disabled', () => api('PUT', `${base}/strategies/${enc(st.id)}`, { ...st, disabled: !st.disabled }),
                   { action: 'updateStrategy', payload: { ...st, disabled: !st.disabled } }) },
               st.disabled ? 'Enable' : 'Disable')],
             can('CREATE_FEATURE_STRATEGY') && (f.environments || []).filter((o) => o.name !== env.name).map((o) => h('button', {
               type: 'button', class: 'small', 'aria-label': `Copy ${label(st, i)} to ${o.name}`,
-              onclick: () => act(`Strategy copied to ${o.name}`, () => api('POST', `${path}/environments/${enc(o.name)}/strategies`, {
-                name: st.name, title: st.title || '', disabled: st.disabled, parameters: st.parameters, constraints: st.constraints,
-                variants: st.variants, segments: st.segments,
-              })),
+              onclick: () => copy(st, o.name),
             }, `Copy to ${o.name}`)),
             can('DELETE_FEATURE_STRATEGY') && h('button', { type: 'button', class: 'small danger', 'aria-label': `Delete ${label(st, i)}`, onclick: async () => {
               if (!await confirm('Delete strategy', `Delete the strategy ${st.title || st.name} in ${env.name}?`, 'Delete', { danger: true })) return;
@@ -218,8 +236,10 @@ export async function render(main, [projectId, name]) {
             ? (env.variants || []).map((v) => h('span', { class: 'tag' }, `${v.name} ${v.weight / 10}%${v.payload ? ` (${v.payload.type})` : ''}`))
             : h('span', { class: 'muted' }, 'none '),
           can('UPDATE_FEATURE_ENVIRONMENT_VARIANTS') && h('button', { type: 'button', class: 'small', 'aria-label': `Edit variants in ${env.name}`, onclick: async () => {
-            if (await editVariants({ project: projectId, feature: f.name, environment: env.name, variants: env.variants })) {
-              status('Variants saved');
+            const save = proposing ? (variants) => propose(projectId, env.name,
+              { feature: f.name, action: 'patchVariant', payload: { variants } }, `change the variants in ${env.name}`) : undefined;
+            if (await editVariants({ project: projectId, feature: f.name, environment: env.name, variants: env.variants, save })) {
+              if (!proposing) status('Variants saved');
               await load();
             }
           } }, 'Edit variants'))));

@@ -2,21 +2,21 @@
 // as you type, pages of 50 rows, and the new-flag form.
 import { h, mount, field, checkbox, select, alertBox, setAlert, showError, modal, confirm, status, fmtDate, fmtDay, switchButton, debounce } from '../dom.js';
 import { api, enc, cached, lastSeen } from '../api.js';
-import { can, navigate } from '../app.js';
-import { heldProjectRoles } from './access.js';
+import { projectCan, navigate } from '../app.js';
 
 const pageSize = 50;
 
 export async function render(main, [projectId]) {
-  const [project, list, envs, types, held] = await Promise.all([
+  const [project, list, envs, types, can] = await Promise.all([
     api('GET', `/api/admin/projects/${enc(projectId)}`),
     api('GET', `/api/admin/projects/${enc(projectId)}/features`),
     cached('/api/admin/environments'),
     cached('/api/admin/feature-types'),
-    heldProjectRoles(projectId),
+    projectCan(projectId),
   ]);
-  // A project role (Owner, Member) lets its holder create flags here.
-  const mayCreate = can('CREATE_FEATURE') || held.length > 0;
+  // can follows the project roles too: a project Owner or Member creates
+  // and switches flags here.
+  const mayCreate = can('CREATE_FEATURE');
   const envType = new Map((envs.environments || []).map((e) => [e.name, e]));
   const envOrder = (e) => (envType.get(e) ? envType.get(e).sortOrder : 0);
   const projectEnvs = (project.environments || []).map((e) => e.environment)
