@@ -247,3 +247,44 @@ func changeRequestCommentScheduleFlow(t *testing.T, s *uiSuite) {
 	}
 	f.screenshot("change-request-cancelled")
 }
+
+// scheduledApplyFlow: an approved request scheduled a few seconds ahead
+// through the page is applied by the server at that time: the page then
+// shows it Applied and SDKs see the change.
+func scheduledApplyFlow(t *testing.T, s *uiSuite, prodToken string) {
+	adminCall(t, s.url, "POST", "/api/admin/projects", obj{"id": "later", "name": "Later"})
+	adminCall(t, s.url, "POST", "/api/admin/projects/later/features", obj{"name": "later-launch"})
+	adminCall(t, s.url, "PUT", "/api/admin/projects/later/environments/production/change-requests/config",
+		obj{"changeRequestsEnabled": true, "requiredApprovals": 1})
+	// Proposed through the admin token, so the signed-in admin may approve.
+	var cr crView
+	json.Unmarshal(adminCall(t, s.url, "POST", "/api/admin/projects/later/environments/production/change-requests",
+		obj{"feature": "later-launch", "action": "updateEnabled", "payload": obj{"enabled": true}}), &cr)
+	page := "/projects/later/change-requests/" + strconv.Itoa(cr.ID)
+
+	f := s.newFlow(t)
+	f.login("admin", s.password)
+	f.visit(page, cr.Title)
+	f.run("review and approval", clickButton("Send to review"), waitText(".badge.cr-state", "In review"),
+		clickButton("Approve"), waitText(".badge.cr-state", "Approved"))
+	soon := eval[string](f, `(() => { const d = new Date(Date.now() + 4000), p = (n) => String(n).padStart(2, '0');
+		return d.getFullYear() + '-' + p(d.getMonth() + 1) + '-' + p(d.getDate()) + 'T' + p(d.getHours()) + ':' + p(d.getMinutes()) + ':' + p(d.getSeconds()); })()`)
+	f.run("scheduling it a few seconds ahead", setInput(`input[name=scheduledAt]`, soon), clickButton("Schedule"),
+		waitText(".badge.cr-state", "Scheduled"))
+	if on, _ := clientFeature(t, s.url, prodToken, "later-launch")["enabled"].(bool); on {
+		t.Fatal("the flag is on before its time")
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for getCR(t, s, "later", cr.ID).State != "Applied" {
+		if time.Now().After(deadline) {
+			t.Fatalf("not applied 30 s after its time: %+v", getCR(t, s, "later", cr.ID))
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	f.visit(page, cr.Title)
+	f.run("the page shows it applied", waitText(".badge.cr-state", "Applied"))
+	f.screenshot("change-request-applied-on-schedule")
+	if on, _ := clientFeature(t, s.url, prodToken, "later-launch")["enabled"].(bool); !on {
+		t.Error("SDKs do not see the scheduled change")
+	}
+}

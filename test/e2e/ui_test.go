@@ -253,6 +253,11 @@ func TestUI(t *testing.T) {
 		changeRequestCommentScheduleFlow(t, s)
 	})
 
+	t.Run("change requests: applied on schedule", func(t *testing.T) {
+		t.Parallel()
+		scheduledApplyFlow(t, s, prodToken)
+	})
+
 	t.Run("archive and revive", func(t *testing.T) {
 		t.Parallel()
 		archiveFlow(t, s)
