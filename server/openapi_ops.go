@@ -779,7 +779,7 @@ var oaOps = map[string]oaOp{
 				"environment": oaString(), "seenAt": oaDateTime()}).req("environment", "seenAt").closed())}).req("appName", "environments").closed()),
 		}).req("name", "lastSeenAt").closed())}).req("unknownFlags").closed(),
 		Description: "Names SDKs reported in their metrics during the last 24 hours that are no flag (archived flags count as flags), most recent first, with the applications and environments that reported them. Bounded: at most 1,000 names, 20 applications each, 10 environments each; a flood of made-up names cannot grow it."},
-	"GET /api/admin/metrics/applications/{appName}": {ID: "getApplication", Summary: "An application and its instances", Resp: oaRef("ApplicationDetails")},
+	"GET /api/admin/metrics/applications/{appName}": {ID: "getApplication", Summary: "An application and where it is used", Resp: oaRef("ApplicationDetails")},
 
 	// Playground.
 	"POST /api/admin/playground": {ID: "getPlayground", Summary: "Evaluate every flag for a context, with reasons", Tag: "Playground",

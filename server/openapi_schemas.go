@@ -749,9 +749,9 @@ func oaAdminSchemas(s map[string]*oaSchema) {
 	}).req("description", "expiresAt")
 
 	s["ApiToken"] = oaObject(oaProps{
-		"secret":      oaString().d("The full token, `<project>:<environment>.<secret>`; only in the answer that creates it."),
+		"secret": oaString().d("The whole token, `<project>:<environment>.<secret>`, in the answer that creates it; " +
+			"in every other answer its shown form (the scope and the first characters, ending in `…`), which names the token in the paths that change or delete it."),
 		"tokenName":   oaString(),
-		"username":    oaString().dep().d("Same as `tokenName`."),
 		"type":        oaEnum("admin", "client", "frontend"),
 		"project":     oaString().d("The single project, `*` for every project, or `[]` when there are several (see `projects`)."),
 		"projects":    oaStrings(),
@@ -760,9 +760,8 @@ func oaAdminSchemas(s map[string]*oaSchema) {
 		"createdAt":   oaDateTime(),
 		"seenAt":      oaDateTime().null(),
 		"alias":       oaString().null(),
-		"id":          oaInteger(),
-		"displayName": oaString().d("The token's non-secret prefix, to tell tokens apart."),
-	}).req("tokenName", "type", "projects", "createdAt").closed()
+		"secure":      oaBool().d("Always true: only a hash of the secret is kept, so the secret of a listed token cannot be copied."),
+}).req("tokenName", "type", "projects", "createdAt").closed()
 	s["ApiTokens"] = oaObject(oaProps{"tokens": oaArray(oaRef("ApiToken"))}).req("tokens")
 	s["CreateApiToken"] = oaObject(oaProps{
 		"tokenName":   oaString(),
@@ -821,19 +820,10 @@ func oaAdminSchemas(s map[string]*oaSchema) {
 		"applications": oaArray(oaRef("Application")),
 	}).req("applications")
 	s["ApplicationDetails"] = oaWith(app, oaProps{
-		"createdAt": oaDateTime(),
-		"seenAt":    oaDateTime().null(),
-		"instances": oaArray(oaObject(oaProps{
-			"instanceId":  oaString(),
-			"environment": oaString(),
-			"sdkVersion":  oaString(),
-			"clientIp":    oaString(),
-			"started":     oaDateTime().null(),
-			"interval":    oaInteger().d("Milliseconds."),
-			"lastSeen":    oaDateTime(),
-			"createdAt":   oaDateTime(),
-		}).req("instanceId")),
-		"seenToggles": oaStrings().d("Flags the application reported in the last 48 hours."),
+		"usage": oaArray(oaObject(oaProps{
+			"project":      oaString(),
+			"environments": oaStrings(),
+		}).req("project", "environments").closed()).d("The projects and environments of the flags the application reported in the last 48 hours."),
 	})
 	s["FeatureMetric"] = oaObject(oaProps{
 		"featureName": oaString(),
@@ -849,10 +839,14 @@ func oaAdminSchemas(s map[string]*oaSchema) {
 		"maturity": oaString(),
 		"data":     oaArray(oaRef("FeatureMetric")).d("Hourly counts of the last 48 hours."),
 	}).req("version", "data")
-	s["FeatureUsage"] = oaWith(s["FeatureMetrics"], oaProps{
+	s["FeatureUsage"] = oaObject(oaProps{
+		"version":          oaInteger(),
+		"maturity":         oaString(),
 		"featureName":      oaString(),
 		"lastHourUsage":    oaArray(oaRef("FeatureMetric")),
 		"seenApplications": oaStrings(),
+		"totalUsage": oaArray(oaObject(oaProps{"environment": oaString(), "yes": oaInteger(), "no": oaInteger()}).
+			req("environment", "yes", "no").closed()).d("Per environment, the counts of the last 48 hours; hour by hour they are getRawFeatureMetrics' with hoursBack=48."),
 	}).req("version", "featureName", "lastHourUsage", "seenApplications")
 }
 
