@@ -195,12 +195,17 @@ func TestAPITokenSharedShownForm(t *testing.T) {
 				return err
 			}
 		}
-		return nil
+		_, err := tx.AppendEvent(t.Context(), store.Event{Type: "api-token-created", CreatedBy: "test"})
+		return err
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	mustErrorRecord(t, ts.admin("DELETE", "/api/admin/api-tokens/"+url.PathEscape(shown), nil), http.StatusConflict, "ConflictError", "whole secret")
+	res := ts.admin("DELETE", "/api/admin/api-tokens/"+url.PathEscape(shown), nil)
+	mustErrorRecord(t, res, http.StatusConflict, "ConflictError", "")
+	if !strings.Contains(string(res.Body), "whole secret") {
+		t.Errorf("the answer does not say how to name the token: %s", res.Body)
+	}
 	ts.admin("DELETE", "/api/admin/api-tokens/"+url.PathEscape(secrets[0]), nil).must(t, http.StatusOK)
 	ts.admin("DELETE", "/api/admin/api-tokens/"+url.PathEscape(shown), nil).must(t, http.StatusOK)
 	var left struct{ Tokens []TokenJSON }

@@ -332,7 +332,32 @@ func oaFeatureSchemas(s map[string]*oaSchema) {
 		"hasStrategies":        oaBool(),
 		"hasEnabledStrategies": oaBool(),
 	}).req("name", "enabled")
+	s["ProjectFeature"] = oaObject(oaProps{
+		"name":           oaString(),
+		"type":           oaString(),
+		"description":    oaString().null(),
+		"stale":          oaBool(),
+		"favorite":       oaBool(),
+		"impressionData": oaBool(),
+		"createdAt":      oaDateTime(),
+		"environments": oaArray(oaObject(oaProps{
+			"name":                 oaString(),
+			"type":                 oaString(),
+			"enabled":              oaBool(),
+			"sortOrder":            oaInteger(),
+			"variantCount":         oaInteger(),
+			"lastSeenAt":           oaDateTime().null(),
+			"hasStrategies":        oaBool(),
+			"hasEnabledStrategies": oaBool(),
+		}).req("name", "type", "enabled", "sortOrder", "variantCount", "lastSeenAt").closed()),
+		"tags": oaArray(oaRef("Tag")).null(),
+	}).req("name", "type", "description", "stale", "favorite", "impressionData", "createdAt", "environments").closed().
+		d("A flag as its project's list shows it; its strategies and variants are in the flag's own answer.")
 	s["ProjectFeatures"] = oaObject(oaProps{
+		"version":  oaInteger(),
+		"features": oaArray(oaRef("ProjectFeature")),
+	}).req("version", "features")
+	s["AdminFeatures"] = oaObject(oaProps{
 		"version":  oaInteger(),
 		"features": oaArray(oaRef("AdminFeature")),
 	}).req("version", "features")
@@ -480,9 +505,23 @@ func oaAdminSchemas(s map[string]*oaSchema) {
 		"featureLimit":      oaInteger().null().d("Most active flags the project may hold; null for no limit."),
 		"environments":      oaArray(oaRef("ProjectEnvironment")).d("Environments enabled in the project, when the answer includes them."),
 	}).req("id", "name")
+	s["ProjectSummary"] = oaObject(oaProps{
+		"id":                oaString(),
+		"name":              oaString(),
+		"description":       oaString().null(),
+		"health":            oaInteger().dep().d("Share of the active flags that are neither stale nor past their type's lifetime, 0 to 100."),
+		"technicalDebt":     oaInteger().between(0, 100).d("100 minus the health."),
+		"featureCount":      oaInteger(),
+		"memberCount":       oaInteger(),
+		"createdAt":         oaDateTime(),
+		"updatedAt":         oaDateTime().null(),
+		"favorite":          oaBool(),
+		"mode":              oaEnum("open", "protected", "private"),
+		"defaultStickiness": oaString(),
+	}).req("id", "name").closed()
 	s["Projects"] = oaObject(oaProps{
 		"version":  oaInteger(),
-		"projects": oaArray(oaRef("Project")),
+		"projects": oaArray(oaRef("ProjectSummary")),
 	}).req("version", "projects")
 	projectBody := oaProps{
 		"name":              oaString(),
@@ -503,6 +542,7 @@ func oaAdminSchemas(s map[string]*oaSchema) {
 		"featureLimit":          oaNumber().null().d("null means no limit."),
 		"members":               oaInteger(),
 		"health":                oaInteger().d("Overall rating, 0 to 100."),
+		"technicalDebt":         oaInteger().between(0, 100).d("100 minus the health."),
 		"environments":          oaArray(oaRef("ProjectEnvironment")),
 		"features":              oaArray(oaRef("AdminFeature")),
 		"updatedAt":             oaDateTime().null(),
@@ -513,7 +553,7 @@ func oaAdminSchemas(s map[string]*oaSchema) {
 		"potentiallyStaleCount": oaNumber(),
 		"activeCount":           oaNumber(),
 		"staleCount":            oaNumber(),
-	}).req("version", "name", "defaultStickiness", "mode", "members", "health", "environments", "features",
+	}).req("version", "name", "defaultStickiness", "mode", "members", "health", "technicalDebt", "environments", "features",
 		"potentiallyStaleCount", "activeCount", "staleCount")
 	s["ProjectEnvironment"] = oaObject(oaProps{
 		"environment":           oaString(),
@@ -761,7 +801,7 @@ func oaAdminSchemas(s map[string]*oaSchema) {
 		"seenAt":      oaDateTime().null(),
 		"alias":       oaString().null(),
 		"secure":      oaBool().d("Always true: only a hash of the secret is kept, so the secret of a listed token cannot be copied."),
-}).req("tokenName", "type", "projects", "createdAt").closed()
+	}).req("tokenName", "type", "projects", "createdAt").closed()
 	s["ApiTokens"] = oaObject(oaProps{"tokens": oaArray(oaRef("ApiToken"))}).req("tokens")
 	s["CreateApiToken"] = oaObject(oaProps{
 		"tokenName":   oaString(),
