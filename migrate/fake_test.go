@@ -208,6 +208,8 @@ func fixture() map[string]any {
 			obj{"secret": "*:production.unleash-frontend-secret", "tokenName": "web-frontend", "type": "frontend", "environment": "production", "projects": arr{"*"}},
 			obj{"secret": adminToken, "tokenName": "admin", "type": "admin", "environment": "*", "projects": arr{"*"}},
 			obj{"tokenName": "hidden", "type": "client", "environment": "development", "projects": arr{"*"}},
+			// A Signalbox source lists the shown form of a secret.
+			obj{"secret": "*:development.1a2b…", "secure": true, "tokenName": "shown-only", "type": "client", "environment": "development", "projects": arr{"*"}},
 		}},
 		// Enterprise servers have project roles.
 		"/api/admin/projects/payments/access": obj{

@@ -190,6 +190,9 @@ func TestFromUnleashMapsEveryKind(t *testing.T) {
 	if !hasNote(report, "API token hidden", "secret") {
 		t.Errorf("a token without secret is not listed: %+v", report.NotCarried)
 	}
+	if !hasNote(report, "API token shown-only", "cannot be copied") {
+		t.Errorf("a token shown only in part is not listed: %+v", report.NotCarried)
+	}
 	alice := read(t, st, func(ctx context.Context, r store.Reader) (store.User, error) {
 		return r.GetUserByLogin(ctx, "alice@example.com")
 	})

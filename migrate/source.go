@@ -673,6 +673,12 @@ func (r *reader) tokens(ctx context.Context) error {
 			r.skip("API token "+name, "Unleash did not show its secret (the token used here may lack the right to read secrets)")
 			continue
 		}
+		if strings.HasSuffix(t.Secret, "…") {
+			// A shown form, as Signalbox lists its tokens: the secret
+			// itself is not kept there and cannot be copied.
+			r.skip("API token "+name, "the source shows only the beginning of its secret, which cannot be copied")
+			continue
+		}
 		typ := strings.ToLower(t.Type)
 		switch typ {
 		case "backend":

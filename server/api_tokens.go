@@ -314,15 +314,16 @@ func tokenEvent(typ string, after, before *store.APIToken) store.Event {
 	return e
 }
 
-// findAPIToken reads the token a path names: by id, or by its secret, as
-// Unleash's paths take it. Personal tokens are not found here.
+// findAPIToken reads the token a path names: by its secret, as Unleash's
+// paths take it; by the shown form the lists answer in secret, when it
+// names one token; or by id. Personal tokens are not found here.
 func findAPIToken(ctx context.Context, rd store.Reader, ref string) (store.APIToken, error) {
-	var t store.APIToken
-	var err error
-	if id, perr := strconv.ParseInt(ref, 10, 64); perr == nil {
+	t, err := rd.GetAPITokenByHash(ctx, store.HashSecret(ref))
+	if apierr.Is(err, apierr.NotFound) && strings.HasSuffix(ref, "…") {
+		t, err = findAPITokenByShownForm(ctx, rd, ref)
+	}
+	if id, perr := strconv.ParseInt(ref, 10, 64); perr == nil && apierr.Is(err, apierr.NotFound) {
 		t, err = rd.GetAPIToken(ctx, id)
-	} else {
-		t, err = rd.GetAPITokenByHash(ctx, store.HashSecret(ref))
 	}
 	if err == nil && t.UserID != 0 {
 		err = apierr.New(apierr.NotFound, "API token not found")
@@ -336,6 +337,30 @@ func findAPIToken(ctx context.Context, rd store.Reader, ref string) (store.APITo
 		return t, apierr.New(apierr.NotFound, "there is no API token with that secret")
 	}
 	return t, err
+}
+
+// findAPITokenByShownForm finds the one API token whose shown form is
+// shown. Shown forms keep only a few characters of the secret, so two
+// tokens of one scope may share one; then the whole secret must name it.
+func findAPITokenByShownForm(ctx context.Context, rd store.Reader, shown string) (store.APIToken, error) {
+	list, err := rd.ListAPITokens(ctx, store.APITokenFilter{})
+	if err != nil {
+		return store.APIToken{}, err
+	}
+	var found []store.APIToken
+	for _, t := range list {
+		if t.UserID == 0 && t.Prefix == shown {
+			found = append(found, t)
+		}
+	}
+	switch len(found) {
+	case 0:
+		return store.APIToken{}, apierr.New(apierr.NotFound, "API token not found")
+	case 1:
+		return found[0], nil
+	}
+	return store.APIToken{}, apierr.New(apierr.Conflict,
+		"%d API tokens begin with these characters; name the token by its whole secret", len(found))
 }
 
 // handleUpdateAPIToken changes when a token expires (expiresAt; a past

@@ -2,11 +2,14 @@ package server
 
 import (
 	"net/http"
+	"net/url"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/signalbox/signalbox/store"
 )
 
 func TestCreateAPITokens(t *testing.T) {
@@ -32,7 +35,7 @@ func TestCreateAPITokens(t *testing.T) {
 			res := ts.admin("POST", "/api/admin/api-tokens", tt.body).must(t, http.StatusCreated)
 			var tok TokenJSON
 			res.Decode(t, &tok)
-			if !regexp.MustCompile(tt.secret).MatchString(tok.Secret) || tok.Type != tt.typ || tok.Environment != tt.env || tok.ID == 0 {
+			if !regexp.MustCompile(tt.secret).MatchString(tok.Secret) || tok.Type != tt.typ || tok.Environment != tt.env || !tok.Secure {
 				t.Fatalf("token %+v", tok)
 			}
 			e := mustOneAudit(t, ts, mark, "api-token-created")
@@ -118,7 +121,7 @@ func TestAPITokenPermissions(t *testing.T) {
 			admin = tok
 		}
 	}
-	mustErrorRecord(t, ts.asSession(editor, "DELETE", "/api/admin/api-tokens/"+strconv.FormatInt(admin.ID, 10), nil), http.StatusForbidden, "NoAccessError", "")
+	mustErrorRecord(t, ts.asSession(editor, "DELETE", "/api/admin/api-tokens/"+url.PathEscape(admin.Secret), nil), http.StatusForbidden, "NoAccessError", "")
 	ts.request("GET", "/api/admin/api-tokens", testClientToken, nil).must(t, http.StatusForbidden)
 }
 
@@ -126,23 +129,28 @@ func TestAPITokenReadUpdateDelete(t *testing.T) {
 	ts := newTestServer(t)
 	var tok TokenJSON
 	ts.admin("POST", "/api/admin/api-tokens", map[string]any{"type": "client", "tokenName": "short-lived"}).must(t, http.StatusCreated).Decode(t, &tok)
-	ts.admin("POST", "/api/admin/api-tokens", map[string]any{"type": "client", "tokenName": "short-lived"}).must(t, http.StatusCreated)
+	// Another scope, so the two shown forms differ.
+	ts.admin("POST", "/api/admin/api-tokens", map[string]any{"type": "client", "tokenName": "short-lived", "environment": "production"}).must(t, http.StatusCreated)
 	var byName struct{ Tokens []TokenJSON }
 	ts.admin("GET", "/api/admin/api-tokens/short-lived", nil).must(t, http.StatusOK).Decode(t, &byName)
-	if len(byName.Tokens) != 2 || byName.Tokens[0].Secret != "" {
+	// Lists answer the shown form of each secret, never the whole one.
+	if len(byName.Tokens) != 2 || !strings.HasSuffix(byName.Tokens[0].Secret, "…") || byName.Tokens[0].Secret == tok.Secret ||
+		!strings.HasPrefix(tok.Secret, strings.TrimSuffix(byName.Tokens[0].Secret, "…")) {
 		t.Errorf("by name %+v", byName)
 	}
+	shown := byName.Tokens[0].Secret
 	ts.admin("GET", "/api/admin/api-tokens/nobody", nil).must(t, http.StatusOK).Decode(t, &byName)
 	if len(byName.Tokens) != 0 {
 		t.Errorf("unknown name %+v", byName)
 	}
 
-	path := "/api/admin/api-tokens/" + strconv.FormatInt(tok.ID, 10)
+	// The shown form names the token in paths.
+	path := "/api/admin/api-tokens/" + url.PathEscape(shown)
 	later := time.Now().Add(48 * time.Hour).UTC().Truncate(time.Second)
 	mark := auditMark(t, ts)
 	var updated TokenJSON
 	ts.admin("PUT", path, map[string]any{"expiresAt": later.Format(time.RFC3339)}).must(t, http.StatusOK).Decode(t, &updated)
-	if updated.ExpiresAt == nil || !updated.ExpiresAt.Equal(later) || updated.Secret != "" {
+	if updated.ExpiresAt == nil || !updated.ExpiresAt.Equal(later) || updated.Secret != shown {
 		t.Errorf("updated %+v", updated)
 	}
 	e := mustOneAudit(t, ts, mark, "api-token-updated")
@@ -170,6 +178,42 @@ func TestAPITokenReadUpdateDelete(t *testing.T) {
 	res := ts.admin("DELETE", "/api/admin/api-tokens/"+other.Secret, nil).must(t, http.StatusNotFound)
 	if strings.Contains(string(res.Body), other.Secret) {
 		t.Errorf("the error echoes the secret: %s", res.Body)
+	}
+}
+
+// Shown forms keep a few characters of a secret, so two tokens may share
+// one: then it names neither, and the whole secret still works.
+func TestAPITokenSharedShownForm(t *testing.T) {
+	ts := newTestServer(t)
+	const shown = "*:development.abcd…"
+	secrets := []string{"*:development.abcd01", "*:development.abcd02"}
+	err := ts.srv.store.Update(t.Context(), func(tx store.Tx) error {
+		for i, secret := range secrets {
+			_, err := tx.CreateAPIToken(t.Context(), store.APIToken{SecretHash: store.HashSecret(secret), Prefix: shown,
+				TokenName: "twin-" + strconv.Itoa(i), Type: store.TokenClient, Projects: []string{"*"}, Environment: "development"})
+			if err != nil {
+				return err
+			}
+		}
+		_, err := tx.AppendEvent(t.Context(), store.Event{Type: "api-token-created", CreatedBy: "test"})
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := ts.admin("DELETE", "/api/admin/api-tokens/"+url.PathEscape(shown), nil)
+	mustErrorRecord(t, res, http.StatusConflict, "ConflictError", "")
+	if !strings.Contains(string(res.Body), "whole secret") {
+		t.Errorf("the answer does not say how to name the token: %s", res.Body)
+	}
+	ts.admin("DELETE", "/api/admin/api-tokens/"+url.PathEscape(secrets[0]), nil).must(t, http.StatusOK)
+	ts.admin("DELETE", "/api/admin/api-tokens/"+url.PathEscape(shown), nil).must(t, http.StatusOK)
+	var left struct{ Tokens []TokenJSON }
+	ts.admin("GET", "/api/admin/api-tokens", nil).must(t, http.StatusOK).Decode(t, &left)
+	for _, tok := range left.Tokens {
+		if strings.HasPrefix(tok.TokenName, "twin-") {
+			t.Errorf("%s is left", tok.TokenName)
+		}
 	}
 }
 

@@ -1,7 +1,10 @@
 package server
 
 import (
+	"context"
+	"maps"
 	"net/http"
+	"slices"
 	"sort"
 	"time"
 
@@ -71,29 +74,23 @@ func (s *Server) handleListApplications(w http.ResponseWriter, r *http.Request) 
 	return writeJSON(w, http.StatusOK, map[string]any{"total": len(out), "applications": out})
 }
 
-// instanceJSON is one running SDK of an application.
-type instanceJSON struct {
-	InstanceID  string     `json:"instanceId"`
-	Environment string     `json:"environment"`
-	SDKVersion  string     `json:"sdkVersion"`
-	ClientIP    string     `json:"clientIp"`
-	Started     *time.Time `json:"started"`
-	Interval    int64      `json:"interval"`
-	LastSeen    time.Time  `json:"lastSeen"`
-	CreatedAt   time.Time  `json:"createdAt"`
+// applicationUsageJSON is Unleash's applicationUsageSchema: a project
+// whose flags an application evaluated, and in which environments.
+type applicationUsageJSON struct {
+	Project      string   `json:"project"`
+	Environments []string `json:"environments"`
 }
 
-// handleGetApplication answers one application with its instances and the
-// flags it reported in the last two days (seenToggles).
+// handleGetApplication answers one application as Unleash's
+// applicationSchema; usage lists the projects and environments of the
+// flags it reported in the last two days. Its instances are answered per
+// environment by getApplicationEnvironmentInstances.
 func (s *Server) handleGetApplication(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
 	name := r.PathValue("appName")
 	var out struct {
 		applicationJSON
-		CreatedAt   time.Time      `json:"createdAt"`
-		SeenAt      *time.Time     `json:"seenAt"`
-		Instances   []instanceJSON `json:"instances"`
-		SeenToggles []string       `json:"seenToggles"`
+		Usage []applicationUsageJSON `json:"usage"`
 	}
 	err := s.view(ctx, func(rd store.Reader) error {
 		a, err := rd.GetClientApplication(ctx, name)
@@ -106,28 +103,48 @@ func (s *Server) handleGetApplication(w http.ResponseWriter, r *http.Request) er
 		if err != nil {
 			return err
 		}
-		out.applicationJSON, out.CreatedAt, out.SeenAt = applicationResponse(a, instances), a.CreatedAt, a.SeenAt
-		out.Instances = make([]instanceJSON, len(instances))
-		for i, in := range instances {
-			out.Instances[i] = instanceJSON{InstanceID: in.InstanceID, Environment: in.Environment, SDKVersion: in.SDKVersion,
-				ClientIP: in.ClientIP, Started: in.Started, Interval: in.IntervalMillis, LastSeen: in.LastSeen, CreatedAt: in.CreatedAt}
-		}
+		out.applicationJSON = applicationResponse(a, instances)
 		metrics, err := rd.ListClientMetrics(ctx, store.ClientMetricsFilter{AppName: name, Since: s.now().Add(-48 * time.Hour)})
-		seen := map[string]bool{}
-		out.SeenToggles = []string{}
-		for _, m := range metrics {
-			if !seen[m.Feature] {
-				seen[m.Feature] = true
-				out.SeenToggles = append(out.SeenToggles, m.Feature)
-			}
+		if err != nil {
+			return err
 		}
-		sort.Strings(out.SeenToggles)
+		out.Usage, err = applicationUsage(ctx, rd, metrics)
 		return err
 	})
 	if err != nil {
 		return err
 	}
 	return writeJSON(w, http.StatusOK, out)
+}
+
+// applicationUsage groups the environments of metrics by the project of
+// their flag, both sorted; flags deleted since are left out.
+func applicationUsage(ctx context.Context, rd store.Reader, metrics []store.ClientMetric) ([]applicationUsageJSON, error) {
+	projectOf := map[string]string{}
+	envs := map[string]map[string]bool{}
+	for _, m := range metrics {
+		project, known := projectOf[m.Feature]
+		if !known {
+			f, err := rd.GetFeature(ctx, m.Feature)
+			if err != nil && !apierr.Is(err, apierr.NotFound) {
+				return nil, err
+			}
+			project = f.Project
+			projectOf[m.Feature] = project
+		}
+		if project == "" {
+			continue
+		}
+		if envs[project] == nil {
+			envs[project] = map[string]bool{}
+		}
+		envs[project][m.Environment] = true
+	}
+	out := []applicationUsageJSON{}
+	for _, project := range slices.Sorted(maps.Keys(envs)) {
+		out = append(out, applicationUsageJSON{Project: project, Environments: slices.Sorted(maps.Keys(envs[project]))})
+	}
+	return out, nil
 }
 
 // featureMetricJSON is one hour of one flag's use by one application in one
@@ -183,9 +200,17 @@ func (s *Server) handleFeatureMetricsRaw(w http.ResponseWriter, r *http.Request)
 	return writeJSON(w, http.StatusOK, map[string]any{"version": 1, "maturity": "stable", "data": data})
 }
 
-// handleFeatureUsage answers a flag's use: the last hour per environment
-// and application, the applications seen in the last two days, and those
-// two days hour by hour (data, the raw form).
+// envTotalJSON is Unleash's featureEnvironmentTotalUsageSchema.
+type envTotalJSON struct {
+	Environment string `json:"environment"`
+	Yes         int64  `json:"yes"`
+	No          int64  `json:"no"`
+}
+
+// handleFeatureUsage answers a flag's use (Unleash's featureUsageSchema):
+// the last hour per environment and application, the applications seen in
+// the last two days, and those two days' totals per environment. The same
+// hours one by one are getRawFeatureMetrics' (hoursBack=48).
 func (s *Server) handleFeatureUsage(w http.ResponseWriter, r *http.Request) error {
 	now := s.now().UTC()
 	data, err := s.featureMetrics(r, now.Add(-48*time.Hour).Truncate(time.Hour))
@@ -194,6 +219,7 @@ func (s *Server) handleFeatureUsage(w http.ResponseWriter, r *http.Request) erro
 	}
 	lastHour := []featureMetricJSON{}
 	apps := []string{}
+	totals := map[string]*envTotalJSON{}
 	cut := now.Add(-time.Hour).Truncate(time.Hour)
 	for _, m := range data {
 		if !m.Timestamp.Before(cut) {
@@ -202,10 +228,19 @@ func (s *Server) handleFeatureUsage(w http.ResponseWriter, r *http.Request) erro
 		if !contains(apps, m.AppName) {
 			apps = append(apps, m.AppName)
 		}
+		if totals[m.Environment] == nil {
+			totals[m.Environment] = &envTotalJSON{Environment: m.Environment}
+		}
+		totals[m.Environment].Yes += m.Yes
+		totals[m.Environment].No += m.No
 	}
 	sort.Strings(apps)
+	total := []envTotalJSON{}
+	for _, env := range slices.Sorted(maps.Keys(totals)) {
+		total = append(total, *totals[env])
+	}
 	return writeJSON(w, http.StatusOK, map[string]any{
 		"version": 1, "maturity": "stable", "featureName": r.PathValue("name"),
-		"lastHourUsage": lastHour, "seenApplications": apps, "data": data,
+		"lastHourUsage": lastHour, "seenApplications": apps, "totalUsage": total,
 	})
 }

@@ -36,16 +36,15 @@ func TestApplicationsAndFlagUsage(t *testing.T) {
 	}
 
 	var app struct {
-		AppName   string `json:"appName"`
-		Instances []struct {
-			InstanceID  string `json:"instanceId"`
-			Environment string `json:"environment"`
-		} `json:"instances"`
-		SeenToggles []string `json:"seenToggles"`
+		AppName string `json:"appName"`
+		Usage   []struct {
+			Project      string   `json:"project"`
+			Environments []string `json:"environments"`
+		} `json:"usage"`
 	}
 	ts.admin("GET", "/api/admin/metrics/applications/shop", nil).must(t, http.StatusOK).Decode(t, &app)
-	if app.AppName != "shop" || len(app.Instances) != 1 || app.Instances[0].InstanceID != "shop-1" ||
-		app.Instances[0].Environment != "development" || len(app.SeenToggles) != 1 || app.SeenToggles[0] != "checkout-v2" {
+	if app.AppName != "shop" || len(app.Usage) != 1 || app.Usage[0].Project != "default" ||
+		len(app.Usage[0].Environments) != 1 || app.Usage[0].Environments[0] != "development" {
 		t.Errorf("application %+v", app)
 	}
 	mustErrorRecord(t, ts.admin("GET", "/api/admin/metrics/applications/nope", nil), 404, "NotFoundError", "")
@@ -69,10 +68,11 @@ func TestApplicationsAndFlagUsage(t *testing.T) {
 		FeatureName      string              `json:"featureName"`
 		LastHourUsage    []featureMetricJSON `json:"lastHourUsage"`
 		SeenApplications []string            `json:"seenApplications"`
-		Data             []featureMetricJSON `json:"data"`
+		TotalUsage       []envTotalJSON      `json:"totalUsage"`
 	}
 	ts.admin("GET", "/api/admin/client-metrics/features/checkout-v2", nil).must(t, http.StatusOK).Decode(t, &usage)
-	if usage.FeatureName != "checkout-v2" || len(usage.LastHourUsage) != 1 || len(usage.SeenApplications) != 1 || len(usage.Data) != 1 {
+	if usage.FeatureName != "checkout-v2" || len(usage.LastHourUsage) != 1 || len(usage.SeenApplications) != 1 ||
+		len(usage.TotalUsage) != 1 || usage.TotalUsage[0] != (envTotalJSON{Environment: "development", Yes: 7, No: 3}) {
 		t.Errorf("usage %+v", usage)
 	}
 	mustErrorRecord(t, ts.admin("GET", "/api/admin/client-metrics/features/nope", nil), 404, "NotFoundError", "")

@@ -111,18 +111,13 @@ func crReviewsArePeople(t *testing.T, ts *testServer) {
 	ts.as(carol, "PUT", def.state(cr.ID), approve).must(t, http.StatusOK)
 
 	// A token made by a token made at start-up has no known creator.
-	var list struct{ Tokens []TokenJSON }
-	ts.admin("GET", "/api/admin/api-tokens", nil).must(t, http.StatusOK).Decode(t, &list)
 	creators := map[string]int{}
 	_ = ts.srv.store.View(t.Context(), func(r store.Reader) error {
-		for _, tok := range list.Tokens {
-			got, err := r.GetAPIToken(t.Context(), tok.ID)
-			if err != nil {
-				return err
-			}
-			creators[got.TokenName] = got.CreatedByUserID
+		list, err := r.ListAPITokens(t.Context(), store.APITokenFilter{})
+		for _, tok := range list {
+			creators[tok.TokenName] = tok.CreatedByUserID
 		}
-		return nil
+		return err
 	})
 	if creators["alice-bot"] == 0 || creators["alice-bot-2"] != creators["alice-bot"] || creators["init-admin"] != 0 {
 		t.Errorf("token creators %v", creators)

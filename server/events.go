@@ -147,7 +147,7 @@ func redactEvent(p *Principal, e store.Event) (store.Event, bool) {
 			if p.can(PermReadAPIToken) && (typ != store.TokenAdmin || p.can(PermAdmin)) {
 				return false
 			}
-			for _, k := range []string{"tokenName", "username", "displayName", "alias"} {
+			for _, k := range []string{"tokenName", "username", "displayName", "alias", "secret"} {
 				if v, ok := doc[k]; ok && v != nil {
 					doc[k] = hiddenText
 				}

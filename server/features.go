@@ -130,7 +130,7 @@ func pathFeature(r *http.Request, rd store.Reader) (store.Feature, error) {
 	return projectFeature(r.Context(), rd, r.PathValue("projectId"), r.PathValue("featureName"))
 }
 
-// featureList is the list answer of the project, legacy and archive routes.
+// featureList is the list answer of the legacy and archive routes.
 type featureList struct {
 	Version  int            `json:"version"`
 	Features []adminFeature `json:"features"`
@@ -150,7 +150,49 @@ func (s *Server) handleListProjectFeatures(w http.ResponseWriter, r *http.Reques
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, featureList{Version: 2, Features: withAnyTag(views, tags)})
+	views = withAnyTag(views, tags)
+	out := make([]projectFeatureRow, len(views))
+	for i, v := range views {
+		out[i] = projectFeatureOf(v)
+	}
+	return writeJSON(w, http.StatusOK, map[string]any{"version": 2, "features": out})
+}
+
+// projectFeatureRow is a flag as a project's flag list shows it (Unleash's
+// projectFeatureSchema): no strategies or variants, which the flag's own
+// answer has.
+type projectFeatureRow struct {
+	Name           string              `json:"name"`
+	Type           string              `json:"type"`
+	Description    string              `json:"description"`
+	Stale          bool                `json:"stale"`
+	Favorite       bool                `json:"favorite"`
+	ImpressionData bool                `json:"impressionData"`
+	CreatedAt      time.Time           `json:"createdAt"`
+	Environments   []projectFeatureEnv `json:"environments"`
+	Tags           []store.Tag         `json:"tags"`
+}
+
+// projectFeatureEnv is Unleash's projectFeatureEnvironmentSchema.
+type projectFeatureEnv struct {
+	Name                 string     `json:"name"`
+	Type                 string     `json:"type"`
+	Enabled              bool       `json:"enabled"`
+	SortOrder            int        `json:"sortOrder"`
+	VariantCount         int        `json:"variantCount"`
+	LastSeenAt           *time.Time `json:"lastSeenAt"`
+	HasStrategies        bool       `json:"hasStrategies"`
+	HasEnabledStrategies bool       `json:"hasEnabledStrategies"`
+}
+
+func projectFeatureOf(f adminFeature) projectFeatureRow {
+	out := projectFeatureRow{Name: f.Name, Type: f.Type, Description: f.Description, Stale: f.Stale, Favorite: f.Favorite,
+		ImpressionData: f.ImpressionData, CreatedAt: f.CreatedAt, Tags: f.Tags, Environments: make([]projectFeatureEnv, len(f.Environments))}
+	for i, e := range f.Environments {
+		out.Environments[i] = projectFeatureEnv{Name: e.Name, Type: e.Type, Enabled: e.Enabled, SortOrder: e.SortOrder,
+			VariantCount: e.VariantCount, LastSeenAt: e.LastSeenAt, HasStrategies: e.HasStrategies, HasEnabledStrategies: e.HasEnabledStrategies}
+	}
+	return out
 }
 
 // handleListAllFeatures is the legacy list of every active flag, with the

@@ -57,3 +57,22 @@ func (s *Server) answerFrontend(w http.ResponseWriter, r *http.Request, tok *sto
 	p.frontendAnswers().Write(w, r, ctx, names, all, true)
 	return nil
 }
+
+// answeredOK answers 200 where h answers 202: Unleash's frontend API
+// answers browser SDKs' register and metrics posts with 200 (its client
+// API, for server SDKs, with 202), and SDKs may check for it.
+func answeredOK(h func(http.ResponseWriter, *http.Request, *store.APIToken) error) func(http.ResponseWriter, *http.Request, *store.APIToken) error {
+	return func(w http.ResponseWriter, r *http.Request, tok *store.APIToken) error {
+		return h(acceptedAsOK{w}, r, tok)
+	}
+}
+
+// acceptedAsOK writes 200 for 202.
+type acceptedAsOK struct{ http.ResponseWriter }
+
+func (w acceptedAsOK) WriteHeader(code int) {
+	if code == http.StatusAccepted {
+		code = http.StatusOK
+	}
+	w.ResponseWriter.WriteHeader(code)
+}

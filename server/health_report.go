@@ -49,6 +49,7 @@ type healthReport struct {
 	FeatureLimit          *int                     `json:"featureLimit"`
 	Members               int                      `json:"members"`
 	Health                int                      `json:"health"`
+	TechnicalDebt         int                      `json:"technicalDebt"`
 	Environments          []projectEnvironmentJSON `json:"environments"`
 	Features              []adminFeature           `json:"features"`
 	UpdatedAt             *time.Time               `json:"updatedAt"`
@@ -230,6 +231,7 @@ func buildHealthReport(ctx context.Context, r store.Reader, project string, now 
 		}
 	}
 	out.Health = healthRating(len(active)-out.StaleCount-out.PotentiallyStaleCount, len(active))
+	out.TechnicalDebt = 100 - out.Health
 	if out.Features, err = featureViews(ctx, r, active); err != nil {
 		return out, err
 	}

@@ -137,7 +137,7 @@ func TestClientMetricsStayBoundedUnderMadeUpNames(t *testing.T) {
 				if i%2 == 1 {
 					path, token = "/api/frontend/client/metrics", testFrontendToken
 				}
-				ts.request("POST", path, token, madeUpReport(fmt.Sprintf("app-%d", i), tt.madeUp, "real")).must(t, http.StatusAccepted)
+				ts.request("POST", path, token, madeUpReport(fmt.Sprintf("app-%d", i), tt.madeUp, "real")).must(t, reportAnswer(path))
 			}
 			if got := usageSeriesCount(t, ts, "real"); got != tt.series {
 				t.Errorf("%d usage series, want %d", got, tt.series)
@@ -198,7 +198,7 @@ func TestClientMetricsCountOnlyFlagsInTheTokensScope(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			app := strings.ReplaceAll(tt.name, " ", "-")
-			ts.request("POST", tt.path, tt.token, madeUpReport(app, 0, "mine", "theirs", "ghost")).must(t, http.StatusAccepted)
+			ts.request("POST", tt.path, tt.token, madeUpReport(app, 0, "mine", "theirs", "ghost")).must(t, reportAnswer(tt.path))
 			rows := flushedRows(t, ts, store.ClientMetricsFilter{AppName: app})
 			var got []string
 			for _, r := range rows {
@@ -308,7 +308,7 @@ func TestClientRegistrationIsBounded(t *testing.T) {
 
 	setMetricsLimits(ts, func(l *metricsLimits) { l.apps, l.instancesPerApp = 2, 3 })
 	for i := range 10 {
-		ts.request("POST", "/api/frontend/client/register", testFrontendToken, map[string]any{"appName": "web", "instanceId": fmt.Sprint("i-", i)}).must(t, http.StatusAccepted)
+		ts.request("POST", "/api/frontend/client/register", testFrontendToken, map[string]any{"appName": "web", "instanceId": fmt.Sprint("i-", i)}).must(t, http.StatusOK)
 		ts.request("POST", "/api/client/register", testClientToken, map[string]any{"appName": fmt.Sprint("app-", i)}).must(t, http.StatusAccepted)
 	}
 	var apps []store.ClientApplication
@@ -395,4 +395,13 @@ func TestClientMetricsVariantNamesAreBounded(t *testing.T) {
 	if got := droppedCount(t, ts, dropVariantLimit); got != 9 {
 		t.Errorf("%d variant names dropped, want 9", got)
 	}
+}
+
+// reportAnswer is the status of an accepted report posted to path: 200 on
+// the frontend API, 202 on the client API, as in Unleash.
+func reportAnswer(path string) int {
+	if strings.HasPrefix(path, "/api/frontend/") {
+		return http.StatusOK
+	}
+	return http.StatusAccepted
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -54,6 +55,24 @@ type projectListItem struct {
 	Favorite     bool `json:"favorite"`
 }
 
+// projectSummary is a project as the project list shows it: Unleash's
+// projectSchema, which leaves out the feature limit and environments.
+type projectSummary struct {
+	ID                string     `json:"id"`
+	Name              string     `json:"name"`
+	Description       *string    `json:"description"`
+	Mode              string     `json:"mode"`
+	DefaultStickiness string     `json:"defaultStickiness"`
+	CreatedAt         time.Time  `json:"createdAt"`
+	UpdatedAt         *time.Time `json:"updatedAt"`
+	Health            int        `json:"health"`
+	// TechnicalDebt is 100 minus Health, as Unleash reports it.
+	TechnicalDebt int  `json:"technicalDebt"`
+	FeatureCount  int  `json:"featureCount"`
+	MemberCount   int  `json:"memberCount"`
+	Favorite      bool `json:"favorite"`
+}
+
 func projectResponse(p store.Project) projectJSON {
 	return projectJSON{
 		ID: p.ID, Name: p.Name, Description: nullable(p.Description), Mode: p.Mode,
@@ -63,7 +82,7 @@ func projectResponse(p store.Project) projectJSON {
 
 func (s *Server) handleListProjects(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
-	var items []projectListItem
+	var items []projectSummary
 	err := s.view(ctx, func(rd store.Reader) error {
 		projects, err := rd.ListProjects(ctx)
 		if err != nil {
@@ -82,10 +101,18 @@ func (s *Server) handleListProjects(w http.ResponseWriter, r *http.Request) erro
 		if err != nil {
 			return err
 		}
-		items = make([]projectListItem, 0, len(projects))
+		favs, err := readFavorites(ctx, rd, principalFrom(ctx).UserID())
+		if err != nil {
+			return err
+		}
+		items = make([]projectSummary, 0, len(projects))
 		for _, p := range projects {
 			h := health[p.ID]
-			items = append(items, projectListItem{projectJSON: projectResponse(p), Health: h.rating(), FeatureCount: h.active, MemberCount: members[p.ID]})
+			items = append(items, projectSummary{
+				ID: p.ID, Name: p.Name, Description: nullable(p.Description), Mode: p.Mode, DefaultStickiness: p.DefaultStickiness,
+				CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt, Health: h.rating(), TechnicalDebt: 100 - h.rating(),
+				FeatureCount: h.active, MemberCount: members[p.ID], Favorite: slices.Contains(favs.Projects, p.ID),
+			})
 		}
 		return nil
 	})

@@ -34,8 +34,8 @@ func (s *Server) routes() (http.Handler, error) {
 	m.sdk("POST /api/frontend", store.TokenFrontend, s.handleFrontendPost)
 	m.sdk("GET /api/frontend/all", store.TokenFrontend, s.handleFrontendAll)
 	m.sdk("POST /api/frontend/all", store.TokenFrontend, s.handleFrontendPost)
-	m.sdk("POST /api/frontend/client/metrics", store.TokenFrontend, s.handleClientMetrics)
-	m.sdk("POST /api/frontend/client/register", store.TokenFrontend, s.handleClientRegister)
+	m.sdk("POST /api/frontend/client/metrics", store.TokenFrontend, answeredOK(s.handleClientMetrics))
+	m.sdk("POST /api/frontend/client/register", store.TokenFrontend, answeredOK(s.handleClientRegister))
 
 	for _, register := range adminAreas() {
 		register(s, m)

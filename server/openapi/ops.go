@@ -136,8 +136,8 @@ func describedOps(f Facts) map[string]oaOp {
 			Description: "Like `POST /api/frontend`, but flags that are off are listed too."},
 		// CORS preflights (OPTIONS) of the frontend API are answered by its
 		// CORS policy and are not documented as operations.
-		"POST /api/frontend/client/metrics":  {ID: "registerFrontendMetrics", Summary: "Report flag usage from a browser SDK", Body: oaRef("ClientMetrics"), Status: http.StatusAccepted},
-		"POST /api/frontend/client/register": {ID: "registerFrontendClient", Summary: "Register a browser SDK", Body: oaRef("Registration"), Status: http.StatusAccepted},
+		"POST /api/frontend/client/metrics":  {ID: "registerFrontendMetrics", Summary: "Report flag usage from a browser SDK", Body: oaRef("ClientMetrics")},
+		"POST /api/frontend/client/register": {ID: "registerFrontendClient", Summary: "Register a browser SDK", Body: oaRef("Registration")},
 
 		// Projects.
 		"GET /api/admin/projects":             {ID: "getProjects", Summary: "List projects", Resp: oaRef("Projects")},
@@ -217,7 +217,7 @@ func describedOps(f Facts) map[string]oaOp {
 			Body: oaRef("BatchFeatures"), Query: oaActivateQuery(), Description: "All or none: one flag that cannot be turned on fails the request."},
 		"POST /api/admin/projects/{projectId}/bulk_features/environments/{environment}/off": {ID: "bulkToggleFeaturesEnvironmentOff", Summary: "Turn several flags off in an environment",
 			Body: oaRef("BatchFeatures")},
-		"GET /api/admin/features": {ID: "getAllToggles", Summary: "List every active flag", Resp: oaRef("ProjectFeatures"), Deprecated: true,
+		"GET /api/admin/features": {ID: "getAllToggles", Summary: "List every active flag", Resp: oaRef("AdminFeatures"), Deprecated: true,
 			Description: "Kept for older tools; list a project's flags instead.", Query: []*oaParameter{
 				oaQuery("namePrefix", "Only flags whose name starts with this.", oaString()),
 				oaQuery("project", "Only flags of this project.", oaString()),
@@ -267,8 +267,8 @@ func describedOps(f Facts) map[string]oaOp {
 			Description: "Adds `addedTags` first, then removes `removedTags` (removing a tag the flag lacks is no error), and answers the flag's tags. Events `feature-tagged` for each new tag, `feature-untagged` for each tag removed.",
 			Headers:     map[string]string{"Location": "The flag's tags."}},
 		"DELETE /api/admin/features/{featureName}/tags/{type}/{value}": {ID: "removeTag", Summary: "Remove a tag from a flag"},
-		"GET /api/admin/archive/features":                              {ID: "getArchivedFeatures", Summary: "List archived flags", Resp: oaRef("ProjectFeatures")},
-		"GET /api/admin/archive/features/{projectId}":                  {ID: "getArchivedFeaturesByProjectId", Summary: "List a project's archived flags", Resp: oaRef("ProjectFeatures")},
+		"GET /api/admin/archive/features":                              {ID: "getArchivedFeatures", Summary: "List archived flags", Resp: oaRef("AdminFeatures")},
+		"GET /api/admin/archive/features/{projectId}":                  {ID: "getArchivedFeaturesByProjectId", Summary: "List a project's archived flags", Resp: oaRef("AdminFeatures")},
 		"POST /api/admin/archive/revive/{featureName}":                 {ID: "reviveFeature", Summary: "Revive an archived flag", Description: "The flag comes back off in every environment."},
 		"DELETE /api/admin/archive/{featureName}":                      {ID: "deleteFeature", Summary: "Delete an archived flag for good"},
 		"POST /api/admin/projects/{projectId}/archive":                 {ID: "archiveFeatures", Summary: "Archive several flags", Body: oaRef("BatchFeatures"), Status: http.StatusAccepted},
@@ -786,7 +786,7 @@ func describedOps(f Facts) map[string]oaOp {
 					"environment": oaString(), "seenAt": oaDateTime()}).req("environment", "seenAt").closed())}).req("appName", "environments").closed()),
 			}).req("name", "lastSeenAt").closed())}).req("unknownFlags").closed(),
 			Description: "Names SDKs reported in their metrics during the last 24 hours that are no flag (archived flags count as flags), most recent first, with the applications and environments that reported them. Bounded: at most 1,000 names, 20 applications each, 10 environments each; a flood of made-up names cannot grow it."},
-		"GET /api/admin/metrics/applications/{appName}": {ID: "getApplication", Summary: "An application and its instances", Resp: oaRef("ApplicationDetails")},
+		"GET /api/admin/metrics/applications/{appName}": {ID: "getApplication", Summary: "An application and where it is used", Resp: oaRef("ApplicationDetails")},
 
 		// Playground.
 		"POST /api/admin/playground": {ID: "getPlayground", Summary: "Evaluate every flag for a context, with reasons", Tag: "Playground",

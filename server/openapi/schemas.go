@@ -332,7 +332,32 @@ func oaFeatureSchemas(s map[string]*Schema, f Facts) {
 		"hasStrategies":        oaBool(),
 		"hasEnabledStrategies": oaBool(),
 	}).req("name", "enabled")
+	s["ProjectFeature"] = oaObject(oaProps{
+		"name":           oaString(),
+		"type":           oaString(),
+		"description":    oaString().null(),
+		"stale":          oaBool(),
+		"favorite":       oaBool(),
+		"impressionData": oaBool(),
+		"createdAt":      oaDateTime(),
+		"environments": oaArray(oaObject(oaProps{
+			"name":                 oaString(),
+			"type":                 oaString(),
+			"enabled":              oaBool(),
+			"sortOrder":            oaInteger(),
+			"variantCount":         oaInteger(),
+			"lastSeenAt":           oaDateTime().null(),
+			"hasStrategies":        oaBool(),
+			"hasEnabledStrategies": oaBool(),
+		}).req("name", "type", "enabled", "sortOrder", "variantCount", "lastSeenAt").closed()),
+		"tags": oaArray(oaRef("Tag")).null(),
+	}).req("name", "type", "description", "stale", "favorite", "impressionData", "createdAt", "environments").closed().
+		d("A flag as its project's list shows it; its strategies and variants are in the flag's own answer.")
 	s["ProjectFeatures"] = oaObject(oaProps{
+		"version":  oaInteger(),
+		"features": oaArray(oaRef("ProjectFeature")),
+	}).req("version", "features")
+	s["AdminFeatures"] = oaObject(oaProps{
 		"version":  oaInteger(),
 		"features": oaArray(oaRef("AdminFeature")),
 	}).req("version", "features")
@@ -480,9 +505,23 @@ func oaAdminSchemas(s map[string]*Schema) {
 		"featureLimit":      oaInteger().null().d("Most active flags the project may hold; null for no limit."),
 		"environments":      oaArray(oaRef("ProjectEnvironment")).d("Environments enabled in the project, when the answer includes them."),
 	}).req("id", "name")
+	s["ProjectSummary"] = oaObject(oaProps{
+		"id":                oaString(),
+		"name":              oaString(),
+		"description":       oaString().null(),
+		"health":            oaInteger().dep().d("Share of the active flags that are neither stale nor past their type's lifetime, 0 to 100."),
+		"technicalDebt":     oaInteger().between(0, 100).d("100 minus the health."),
+		"featureCount":      oaInteger(),
+		"memberCount":       oaInteger(),
+		"createdAt":         oaDateTime(),
+		"updatedAt":         oaDateTime().null(),
+		"favorite":          oaBool(),
+		"mode":              oaEnum("open", "protected", "private"),
+		"defaultStickiness": oaString(),
+	}).req("id", "name").closed()
 	s["Projects"] = oaObject(oaProps{
 		"version":  oaInteger(),
-		"projects": oaArray(oaRef("Project")),
+		"projects": oaArray(oaRef("ProjectSummary")),
 	}).req("version", "projects")
 	projectBody := oaProps{
 		"name":              oaString(),
@@ -503,6 +542,7 @@ func oaAdminSchemas(s map[string]*Schema) {
 		"featureLimit":          oaNumber().null().d("null means no limit."),
 		"members":               oaInteger(),
 		"health":                oaInteger().d("Overall rating, 0 to 100."),
+		"technicalDebt":         oaInteger().between(0, 100).d("100 minus the health."),
 		"environments":          oaArray(oaRef("ProjectEnvironment")),
 		"features":              oaArray(oaRef("AdminFeature")),
 		"updatedAt":             oaDateTime().null(),
@@ -513,7 +553,7 @@ func oaAdminSchemas(s map[string]*Schema) {
 		"potentiallyStaleCount": oaNumber(),
 		"activeCount":           oaNumber(),
 		"staleCount":            oaNumber(),
-	}).req("version", "name", "defaultStickiness", "mode", "members", "health", "environments", "features",
+	}).req("version", "name", "defaultStickiness", "mode", "members", "health", "technicalDebt", "environments", "features",
 		"potentiallyStaleCount", "activeCount", "staleCount")
 	s["ProjectEnvironment"] = oaObject(oaProps{
 		"environment":           oaString(),
@@ -749,9 +789,9 @@ func oaAdminSchemas(s map[string]*Schema) {
 	}).req("description", "expiresAt")
 
 	s["ApiToken"] = oaObject(oaProps{
-		"secret":      oaString().d("The full token, `<project>:<environment>.<secret>`; only in the answer that creates it."),
+		"secret": oaString().d("The whole token, `<project>:<environment>.<secret>`, in the answer that creates it; " +
+			"in every other answer its shown form (the scope and the first characters, ending in `…`), which names the token in the paths that change or delete it."),
 		"tokenName":   oaString(),
-		"username":    oaString().dep().d("Same as `tokenName`."),
 		"type":        oaEnum("admin", "client", "frontend"),
 		"project":     oaString().d("The single project, `*` for every project, or `[]` when there are several (see `projects`)."),
 		"projects":    oaStrings(),
@@ -760,8 +800,7 @@ func oaAdminSchemas(s map[string]*Schema) {
 		"createdAt":   oaDateTime(),
 		"seenAt":      oaDateTime().null(),
 		"alias":       oaString().null(),
-		"id":          oaInteger(),
-		"displayName": oaString().d("The token's non-secret prefix, to tell tokens apart."),
+		"secure":      oaBool().d("Always true: only a hash of the secret is kept, so the secret of a listed token cannot be copied."),
 	}).req("tokenName", "type", "projects", "createdAt").closed()
 	s["ApiTokens"] = oaObject(oaProps{"tokens": oaArray(oaRef("ApiToken"))}).req("tokens")
 	s["CreateApiToken"] = oaObject(oaProps{
@@ -821,19 +860,10 @@ func oaAdminSchemas(s map[string]*Schema) {
 		"applications": oaArray(oaRef("Application")),
 	}).req("applications")
 	s["ApplicationDetails"] = oaWith(app, oaProps{
-		"createdAt": oaDateTime(),
-		"seenAt":    oaDateTime().null(),
-		"instances": oaArray(oaObject(oaProps{
-			"instanceId":  oaString(),
-			"environment": oaString(),
-			"sdkVersion":  oaString(),
-			"clientIp":    oaString(),
-			"started":     oaDateTime().null(),
-			"interval":    oaInteger().d("Milliseconds."),
-			"lastSeen":    oaDateTime(),
-			"createdAt":   oaDateTime(),
-		}).req("instanceId")),
-		"seenToggles": oaStrings().d("Flags the application reported in the last 48 hours."),
+		"usage": oaArray(oaObject(oaProps{
+			"project":      oaString(),
+			"environments": oaStrings(),
+		}).req("project", "environments").closed()).d("The projects and environments of the flags the application reported in the last 48 hours."),
 	})
 	s["FeatureMetric"] = oaObject(oaProps{
 		"featureName": oaString(),
@@ -849,10 +879,14 @@ func oaAdminSchemas(s map[string]*Schema) {
 		"maturity": oaString(),
 		"data":     oaArray(oaRef("FeatureMetric")).d("Hourly counts of the last 48 hours."),
 	}).req("version", "data")
-	s["FeatureUsage"] = oaWith(s["FeatureMetrics"], oaProps{
+	s["FeatureUsage"] = oaObject(oaProps{
+		"version":          oaInteger(),
+		"maturity":         oaString(),
 		"featureName":      oaString(),
 		"lastHourUsage":    oaArray(oaRef("FeatureMetric")),
 		"seenApplications": oaStrings(),
+		"totalUsage": oaArray(oaObject(oaProps{"environment": oaString(), "yes": oaInteger(), "no": oaInteger()}).
+			req("environment", "yes", "no").closed()).d("Per environment, the counts of the last 48 hours; hour by hour they are getRawFeatureMetrics' with hoursBack=48."),
 	}).req("version", "featureName", "lastHourUsage", "seenApplications")
 }
 

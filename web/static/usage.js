@@ -15,7 +15,7 @@ function s(tag, attrs, ...children) {
 
 // renderUsage fills box with the usage of flag.
 export async function renderUsage(box, flag) {
-  const data = await api('GET', `/api/admin/client-metrics/features/${enc(flag)}`);
+  const data = await api('GET', `/api/admin/client-metrics/features/${enc(flag)}/raw?hoursBack=48`);
   const rows = data.data || [];
   if (!rows.length) {
     mount(box, h('p', { class: 'muted' }, 'No SDK has reported this flag in the last 48 hours.'));

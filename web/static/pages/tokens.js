@@ -17,19 +17,19 @@ export async function render(main) {
         h('th', { scope: 'col' }, 'Name'), h('th', { scope: 'col' }, 'Type'), h('th', { scope: 'col' }, 'Projects'),
         h('th', { scope: 'col' }, 'Environment'), h('th', { scope: 'col' }, 'Token'), h('th', { scope: 'col' }, 'Created'),
         h('th', { scope: 'col' }, 'Last seen'), h('th', { scope: 'col' }, h('span', { class: 'sr-only' }, 'Actions')))),
-      h('tbody', null, tokens.map((t) => h('tr', { 'data-token': t.id },
+      h('tbody', null, tokens.map((t) => h('tr', { 'data-token': t.secret },
         h('th', { scope: 'row' }, t.tokenName),
         h('td', null, t.type),
         h('td', null, (t.projects || []).join(', ') || '*'),
         h('td', null, t.environment),
-        h('td', null, h('code', null, t.displayName || '')),
+        h('td', null, h('code', null, t.secret || '')),
         h('td', null, fmtDate(t.createdAt)),
         h('td', null, t.seenAt ? fmtDate(t.seenAt) : 'never'),
         h('td', { class: 'row-actions' }, h('button', { type: 'button', class: 'danger', 'aria-label': `Delete token ${t.tokenName}`, onclick: async () => {
           setAlert(alert, '');
           if (!await confirm('Delete token', `Delete the token ${t.tokenName}? SDKs using it stop working at once.`, 'Delete', { danger: true })) return;
           try {
-            await api('DELETE', `/api/admin/api-tokens/${t.id}`);
+            await api('DELETE', `/api/admin/api-tokens/${encodeURIComponent(t.secret)}`);
             status(`Token ${t.tokenName} deleted`);
             await load();
           } catch (err) {
