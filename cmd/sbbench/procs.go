@@ -83,15 +83,19 @@ func freeAddr() (string, error) {
 	return ln.Addr().String(), nil
 }
 
-// servePlain answers every request with the file's bytes: the ceiling a
-// proxy handler could reach on this machine.
+// servePlain answers every request with the file's bytes (as gzip when
+// they are): the ceiling a handler answering them could reach here.
 func servePlain(file, addr string) error {
 	body, err := os.ReadFile(file)
 	if err != nil {
 		return err
 	}
+	gzipped := bytes.HasPrefix(body, []byte{0x1f, 0x8b})
 	return http.ListenAndServe(addr, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json; charset=utf-8")
+		if gzipped {
+			w.Header().Set("Content-Encoding", "gzip")
+		}
 		w.Write(body)
 	}))
 }
