@@ -15,6 +15,7 @@ import (
 
 	"github.com/signalbox/signalbox/internal/fixture"
 	"github.com/signalbox/signalbox/internal/load"
+	"github.com/signalbox/signalbox/internal/pgtest"
 	"github.com/signalbox/signalbox/server"
 	"github.com/signalbox/signalbox/store"
 	"github.com/signalbox/signalbox/store/sqlstore"
@@ -44,6 +45,10 @@ type bench struct {
 	refDir   string // test/compat with node_modules, or "" to skip the reference
 	rows     []row
 	upstream *http.Server
+	// unleashDir is test/unleash with unleash-server installed, or "" to
+	// skip the reference server; pg is its PostgreSQL, once started.
+	unleashDir string
+	pg         *pgtest.Cluster
 }
 
 func newBench(ctx context.Context, bin string, dur time.Duration, conc int, withRef bool) (*bench, error) {
@@ -66,11 +71,17 @@ func newBench(ctx context.Context, bin string, dur time.Duration, conc int, with
 				b.refDir, _ = filepath.Abs("test/compat")
 			}
 		}
+		b.unleashDir = unleashDir()
 	}
 	return b, nil
 }
 
-func (b *bench) close() { os.RemoveAll(b.dir) }
+func (b *bench) close() {
+	if b.pg != nil {
+		b.pg.Stop()
+	}
+	os.RemoveAll(b.dir)
+}
 
 func (b *bench) run(sizes []int) error {
 	for _, n := range sizes {
@@ -301,7 +312,11 @@ func (b *bench) serverRound(n int) error {
 			b.rows[first+2].note = fmt.Sprintf("%.2f of plain gzip", b.rows[first+2].res.RequestsPerSec/plainRes.RequestsPerSec)
 		}
 	}
-	return nil
+	if b.unleashDir == "" {
+		return nil
+	}
+	srv.stop() // the reference runs alone on the servers' CPU
+	return b.unleashRound(n, first)
 }
 
 // measurePlain runs the plain handler serving body (a gzip body with its
@@ -367,15 +382,22 @@ func (b *bench) report(w io.Writer) {
 		fmt.Fprintf(w, "| %s | %s | %d | %.0f | %s | %s | %s | %s |\n", r.target, r.what, r.flags, r.res.RequestsPerSec,
 			dur(r.res.Latency.P50), dur(r.res.Latency.P99), rss, r.note)
 	}
-	fmt.Fprintf(w, "\n%d connections, %v per row, load generator on the other CPU(s). Reference: %s.\n", b.conc, b.dur, refText(b.refDir))
+	fmt.Fprintf(w, "\n%d connections, %v per row, load generator on the other CPU(s). Reference: %s.\n", b.conc, b.dur, refText(b))
 	fmt.Fprintf(w, "Private memory is the anonymous part of RSS (heap, stacks); the rest is the executable's pages, shared through the page cache.\n")
 }
 
-func refText(dir string) string {
-	if dir == "" {
-		return "not installed (npm ci in test/compat)"
+func refText(b *bench) string {
+	var refs []string
+	if b.refDir != "" {
+		refs = append(refs, "@unleash/proxy 1.4.19 from test/compat")
 	}
-	return "@unleash/proxy 1.4.19 from test/compat"
+	if b.unleashDir != "" {
+		refs = append(refs, "unleash-server 8.2.0 from test/unleash on PostgreSQL")
+	}
+	if len(refs) == 0 {
+		return "not installed (npm ci in test/compat and test/unleash)"
+	}
+	return strings.Join(refs, ", ")
 }
 
 func dur(d time.Duration) string {

@@ -53,9 +53,14 @@ func (c *child) stop() {
 	}
 }
 
-// waitHTTP polls url until it answers 200.
+// waitHTTP polls url until it answers 200, for up to 30 seconds.
 func (c *child) waitHTTP(url string, header http.Header) error {
-	deadline := time.Now().Add(30 * time.Second)
+	return c.waitHTTPFor(url, header, 30*time.Second)
+}
+
+// waitHTTPFor polls url until it answers 200, for up to limit.
+func (c *child) waitHTTPFor(url string, header http.Header, limit time.Duration) error {
+	deadline := time.Now().Add(limit)
 	for time.Now().Before(deadline) {
 		req, _ := http.NewRequest("GET", url, nil)
 		req.Header = header
