@@ -35,6 +35,12 @@ type Options struct {
 	// Hostname is compared by the applicationHostname strategy. Defaults to
 	// $HOSTNAME, then the OS host name.
 	Hostname string
+	// DropSource makes the snapshot keep no reference to the payload it was
+	// compiled from, so that the decoded payload (megabytes at thousands of
+	// flags) can be freed. Evaluation is the same; Explain then gives the
+	// same verdicts without the definitions (Feature and each strategy's
+	// definition are nil). For processes that never explain, like the proxy.
+	DropSource bool
 }
 
 // env is the resolved Options a snapshot evaluates with.

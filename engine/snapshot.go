@@ -48,6 +48,9 @@ type dependency struct {
 // reported by Warnings. A nil payload compiles to an empty snapshot.
 func Compile(payload *clientapi.Features, opts Options) *Snapshot {
 	s := &Snapshot{env: newEnv(opts), source: payload}
+	if opts.DropSource {
+		s.source = nil
+	}
 	if payload == nil {
 		s.byName = map[string]*flag{}
 		return s
@@ -137,7 +140,8 @@ func compileFlag(f clientapi.Feature, segments map[int][]constraint, e *env, war
 // Warnings lists what Compile could not understand, one sentence each.
 func (s *Snapshot) Warnings() []string { return s.warnings }
 
-// Source is the payload the snapshot was compiled from.
+// Source is the payload the snapshot was compiled from (nil when compiled
+// with Options.DropSource).
 func (s *Snapshot) Source() *clientapi.Features { return s.source }
 
 // Len is the number of flags.

@@ -202,12 +202,14 @@ func comparePayloads(src, dst *clientapi.Features) []Difference {
 			out = append(out, Difference{Flag: name, What: "missing in Signalbox"})
 			continue
 		}
-		// Unleash 8 leaves strategy ids out of client payloads; they are
-		// compared only where it shows them.
+		// Unleash 8 and Signalbox leave strategy ids out of client payloads
+		// (older Unleash versions show them): they are compared only where
+		// both show them. SDKs do not read them; the migration's own report
+		// says which ids it could not carry.
 		if len(a[name].Strategies) == len(nb.Strategies) {
 			for i, s := range a[name].Strategies {
-				if s.ID == "" {
-					nb.Strategies[i].ID = ""
+				if s.ID == "" || nb.Strategies[i].ID == "" {
+					a[name].Strategies[i].ID, nb.Strategies[i].ID = "", ""
 				}
 			}
 		}

@@ -120,7 +120,7 @@ func New(cfg Config) (*Proxy, error) {
 		storage:      storage,
 		usage:        newUsage(time.Now),
 		regs:         &registrations{},
-		engineOpts:   engine.Options{CustomStrategies: cfg.CustomStrategies},
+		engineOpts:   engine.Options{CustomStrategies: cfg.CustomStrategies, DropSource: true},
 		keys:         toSet(cfg.clientKeys()),
 		serverTokens: toSet(nonBlank(cfg.ExpServerSideSDKConfig.Tokens)),
 		keyHeader:    cfg.canonicalKeyHeader(),

@@ -152,7 +152,8 @@ func TestFrontendAPI(t *testing.T) {
 }
 
 // BenchmarkClientFeatures measures GET /api/client/features in-process at
-// several payload sizes: the 200 path (cached body) and the 304 path.
+// several payload sizes: the 200 path (cached body), its gzip form (with
+// the compressed answer's size) and the 304 path.
 func BenchmarkClientFeatures(b *testing.B) {
 	for _, n := range []int{60, 500, 5000} {
 		t := &testing.T{}
@@ -173,6 +174,19 @@ func BenchmarkClientFeatures(b *testing.B) {
 				}
 			}
 			b.SetBytes(int64(rec.n))
+		})
+		gz := req.Clone(req.Context())
+		gz.Header.Set("Accept-Encoding", "gzip")
+		b.Run(fmt.Sprintf("200-gzip/%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				rec.reset()
+				h.ServeHTTP(rec, gz)
+				if rec.code != http.StatusOK {
+					b.Fatal(rec.code)
+				}
+			}
+			b.ReportMetric(float64(rec.n), "gzip-bytes")
 		})
 		cond := req.Clone(req.Context())
 		cond.Header.Set("If-None-Match", etag)

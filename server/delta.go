@@ -64,7 +64,7 @@ type deltaSegment struct {
 func newDeltaState(st *store.ClientState) (*deltaState, error) {
 	d := &deltaState{byName: make(map[string]int, len(st.Features)), byID: make(map[int]int, len(st.Segments))}
 	for _, cf := range st.Features {
-		raw, err := json.Marshal(normalizeFeature(cf.Feature))
+		raw, err := json.Marshal(wireFeature(cf.Feature))
 		if err != nil {
 			return nil, err
 		}

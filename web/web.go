@@ -19,6 +19,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 //go:embed static
@@ -45,10 +46,12 @@ type asset struct {
 	etag        string
 }
 
-// compress sets a.gzipped when compression saves at least a tenth.
-func (a *asset) compress() {
+// compress sets a.gzipped when compression saves at least a tenth. zw is
+// reused across assets: each new writer at the best level allocates about
+// a megabyte of state, which for every file made tens of megabytes.
+func (a *asset) compress(zw *gzip.Writer) {
 	var buf bytes.Buffer
-	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+	zw.Reset(&buf)
 	_, _ = zw.Write(a.body)
 	_ = zw.Close()
 	if buf.Len() < len(a.body)*9/10 {
@@ -80,6 +83,7 @@ func load(fsys fs.FS) (*ui, error) {
 		return nil, err
 	}
 	sort.Strings(names)
+	zw, _ := gzip.NewWriterLevel(nil, gzip.BestCompression) // a valid level never fails
 	all := sha256.New()
 	for _, name := range names {
 		b, err := fs.ReadFile(fsys, name)
@@ -104,7 +108,7 @@ func load(fsys fs.FS) (*ui, error) {
 			ct = "application/octet-stream"
 		}
 		a := asset{body: b, contentType: ct, etag: `"` + hex.EncodeToString(sum[:8]) + `"`}
-		a.compress()
+		a.compress(zw)
 		u.assets[name] = a
 	}
 	u.version = hex.EncodeToString(all.Sum(nil))[:16]
@@ -115,11 +119,14 @@ func load(fsys fs.FS) (*ui, error) {
 	body := bytes.ReplaceAll(index.body, []byte("{{ASSETS}}"), []byte(AssetsPath+u.version))
 	sum := sha256.Sum256(body)
 	u.shell = asset{body: body, contentType: index.contentType, etag: `"` + hex.EncodeToString(sum[:8]) + `"`}
-	u.shell.compress()
+	u.shell.compress(zw)
 	return u, nil
 }
 
-var embedded = func() *ui {
+// embedded is the UI, loaded on first use: only the server serves it, and
+// the proxy, Edge and the other commands of the same binary should not pay
+// its memory and start-up time.
+var embedded = sync.OnceValue(func() *ui {
 	sub, err := fs.Sub(files, "static")
 	if err != nil {
 		panic(err)
@@ -129,17 +136,17 @@ var embedded = func() *ui {
 		panic("web: the embedded UI does not load: " + err.Error())
 	}
 	return u
-}()
+})
 
 // Version is the hash that versions the asset URLs of this build.
-func Version() string { return embedded.version }
+func Version() string { return embedded().version }
 
 // Handler serves the UI: the files below AssetsPath+Version()+"/" with
 // immutable caching, and the HTML shell for every other path it is given.
 // The caller decides which paths are UI pages; Handler answers any path it
 // receives outside AssetsPath with the shell, and unknown or outdated asset
 // paths with 404.
-func Handler() http.Handler { return embedded }
+func Handler() http.Handler { return embedded() }
 
 func (u *ui) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()

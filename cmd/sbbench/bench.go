@@ -15,6 +15,7 @@ import (
 
 	"github.com/signalbox/signalbox/internal/fixture"
 	"github.com/signalbox/signalbox/internal/load"
+	"github.com/signalbox/signalbox/internal/pgtest"
 	"github.com/signalbox/signalbox/server"
 	"github.com/signalbox/signalbox/store"
 	"github.com/signalbox/signalbox/store/sqlstore"
@@ -44,6 +45,10 @@ type bench struct {
 	refDir   string // test/compat with node_modules, or "" to skip the reference
 	rows     []row
 	upstream *http.Server
+	// unleashDir is test/unleash with unleash-server installed, or "" to
+	// skip the reference server; pg is its PostgreSQL, once started.
+	unleashDir string
+	pg         *pgtest.Cluster
 }
 
 func newBench(ctx context.Context, bin string, dur time.Duration, conc int, withRef bool) (*bench, error) {
@@ -66,11 +71,17 @@ func newBench(ctx context.Context, bin string, dur time.Duration, conc int, with
 				b.refDir, _ = filepath.Abs("test/compat")
 			}
 		}
+		b.unleashDir = unleashDir()
 	}
 	return b, nil
 }
 
-func (b *bench) close() { os.RemoveAll(b.dir) }
+func (b *bench) close() {
+	if b.pg != nil {
+		b.pg.Stop()
+	}
+	os.RemoveAll(b.dir)
+}
 
 func (b *bench) run(sizes []int) error {
 	for _, n := range sizes {
@@ -179,28 +190,14 @@ func (b *bench) proxyRound(n int) error {
 	if err != nil {
 		return err
 	}
-	file := filepath.Join(b.dir, fmt.Sprintf("answer-%d.json", n))
-	if err := os.WriteFile(file, answer, 0o644); err != nil {
-		return err
-	}
-	plainAddr, err := freeAddr()
-	if err != nil {
-		return err
-	}
-	self, _ := os.Executable()
-	plain, err := startChild("plain handler", pinned(serverCPU, self, "-serve-plain", file, "-addr", plainAddr), nil)
-	if err != nil {
-		return err
-	}
-	defer plain.stop()
-	if err := plain.waitHTTP("http://"+plainAddr+"/", nil); err != nil {
-		return err
-	}
-	plainRes, err := b.measure("plain handler", "same bytes as GET /proxy", n, plain.pid(), "GET", "http://"+plainAddr+query, nil, nil)
+	plainRes, err := b.measurePlain("same bytes as GET /proxy", n, answer, query, nil)
 	if err != nil {
 		return err
 	}
 	b.rows[len(b.rows)-4].note = fmt.Sprintf("%.2f of plain", getRes.RequestsPerSec/plainRes.RequestsPerSec)
+	for i := len(b.rows) - 3; i < len(b.rows)-1; i++ {
+		b.rows[i].note = fmt.Sprintf("%.2f of plain", b.rows[i].res.RequestsPerSec/plainRes.RequestsPerSec)
+	}
 
 	if b.refDir == "" {
 		return nil
@@ -274,25 +271,76 @@ func (b *bench) serverRound(n int) error {
 	if err := srv.waitHTTP(base+"/ready", nil); err != nil {
 		return err
 	}
-	h := http.Header{"Authorization": {clientToken}}
-	if _, err := b.measure("signalbox server", "GET /api/client/features (200)", n, srv.pid(), "GET", base+"/api/client/features", nil, h); err != nil {
-		return err
-	}
+	h := http.Header{"Authorization": {clientToken}, "Accept-Encoding": {"identity"}}
 	gz := http.Header{"Authorization": {clientToken}, "Accept-Encoding": {"gzip"}}
-	if _, err := b.measure("signalbox server", "GET /api/client/features (200, gzip)", n, srv.pid(), "GET", base+"/api/client/features", nil, gz); err != nil {
-		return err
-	}
 	etag, err := fetchETag(base+"/api/client/features", h)
 	if err != nil {
 		return err
 	}
 	cond := http.Header{"Authorization": {clientToken}, "If-None-Match": {etag}}
-	if _, err := b.measure("signalbox server", "GET /api/client/features (304)", n, srv.pid(), "GET", base+"/api/client/features", nil, cond); err != nil {
-		return err
-	}
 	fh := http.Header{"Authorization": {frontendToken}}
-	_, err = b.measure("signalbox server", "GET /api/frontend", n, srv.pid(), "GET", base+"/api/frontend?userId=123&sessionId=s-1", nil, fh)
-	return err
+	first := len(b.rows)
+	for _, m := range []struct {
+		what, path string
+		h          http.Header
+	}{
+		{"GET /api/client/features (200)", "/api/client/features", h},
+		{"GET /api/client/features (200, gzip)", "/api/client/features", gz},
+		{"GET /api/client/features (304)", "/api/client/features", cond},
+		{"GET /api/frontend", "/api/frontend?userId=123&sessionId=s-1", fh},
+	} {
+		if _, err := b.measure("signalbox server", m.what, n, srv.pid(), "GET", base+m.path, nil, m.h); err != nil {
+			return err
+		}
+	}
+	// The plain handler serves the same bytes as the 200 answers; the 304
+	// answer is compared with the smaller of the two.
+	for i, hd := range []http.Header{h, gz} {
+		body, err := fetch(base+"/api/client/features", hd)
+		if err != nil {
+			return err
+		}
+		row := &b.rows[first+i]
+		what := fmt.Sprintf("same bytes as %s, %d bytes", strings.TrimPrefix(row.what, "GET /api/client/features "), len(body))
+		plainRes, err := b.measurePlain(what, n, body, "/api/client/features", nil)
+		if err != nil {
+			return err
+		}
+		row = &b.rows[first+i] // measurePlain appended to b.rows
+		row.note = fmt.Sprintf("%.2f of plain", row.res.RequestsPerSec/plainRes.RequestsPerSec)
+		if i == 1 {
+			b.rows[first+2].note = fmt.Sprintf("%.2f of plain gzip", b.rows[first+2].res.RequestsPerSec/plainRes.RequestsPerSec)
+		}
+	}
+	if b.unleashDir == "" {
+		return nil
+	}
+	srv.stop() // the reference runs alone on the servers' CPU
+	return b.unleashRound(n, first)
+}
+
+// measurePlain runs the plain handler serving body (a gzip body with its
+// Content-Encoding) on the servers' CPU and measures it: the ceiling of
+// any handler answering those bytes on this machine.
+func (b *bench) measurePlain(what string, n int, body []byte, path string, header http.Header) (load.Result, error) {
+	file := filepath.Join(b.dir, fmt.Sprintf("plain-%d-%d.body", n, len(b.rows)))
+	if err := os.WriteFile(file, body, 0o644); err != nil {
+		return load.Result{}, err
+	}
+	addr, err := freeAddr()
+	if err != nil {
+		return load.Result{}, err
+	}
+	self, _ := os.Executable()
+	plain, err := startChild("plain handler", pinned(serverCPU, self, "-serve-plain", file, "-addr", addr), nil)
+	if err != nil {
+		return load.Result{}, err
+	}
+	defer plain.stop()
+	if err := plain.waitHTTP("http://"+addr+"/", nil); err != nil {
+		return load.Result{}, err
+	}
+	return b.measure("plain handler", what, n, plain.pid(), "GET", "http://"+addr+path, nil, header)
 }
 
 func fetch(url string, h http.Header) ([]byte, error) {
@@ -322,23 +370,34 @@ func fetchETag(url string, h http.Header) (string, error) {
 
 // report prints the Markdown table.
 func (b *bench) report(w io.Writer) {
-	fmt.Fprintf(w, "| server (pinned to 1 CPU) | request | flags | req/s | p50 | p99 | RSS after | notes |\n|---|---|---:|---:|---:|---:|---:|---|\n")
+	fmt.Fprintf(w, "| server (pinned to 1 CPU) | request | flags | req/s | p50 | p99 | RSS after (private) | notes |\n|---|---|---:|---:|---:|---:|---:|---|\n")
 	for _, r := range b.rows {
 		rss := "–"
-		if r.res.Memory != nil {
-			rss = fmt.Sprintf("%.0f MiB", float64(r.res.Memory.After.RSS)/(1<<20))
+		if m := r.res.Memory; m != nil {
+			rss = fmt.Sprintf("%.0f MiB", float64(m.After.RSS)/(1<<20))
+			if m.After.Anon > 0 {
+				rss += fmt.Sprintf(" (%.0f)", float64(m.After.Anon)/(1<<20))
+			}
 		}
 		fmt.Fprintf(w, "| %s | %s | %d | %.0f | %s | %s | %s | %s |\n", r.target, r.what, r.flags, r.res.RequestsPerSec,
 			dur(r.res.Latency.P50), dur(r.res.Latency.P99), rss, r.note)
 	}
-	fmt.Fprintf(w, "\n%d connections, %v per row, load generator on the other CPU(s). Reference: %s.\n", b.conc, b.dur, refText(b.refDir))
+	fmt.Fprintf(w, "\n%d connections, %v per row, load generator on the other CPU(s). Reference: %s.\n", b.conc, b.dur, refText(b))
+	fmt.Fprintf(w, "Private memory is the anonymous part of RSS (heap, stacks); the rest is the executable's pages, shared through the page cache.\n")
 }
 
-func refText(dir string) string {
-	if dir == "" {
-		return "not installed (npm ci in test/compat)"
+func refText(b *bench) string {
+	var refs []string
+	if b.refDir != "" {
+		refs = append(refs, "@unleash/proxy 1.4.19 from test/compat")
 	}
-	return "@unleash/proxy 1.4.19 from test/compat"
+	if b.unleashDir != "" {
+		refs = append(refs, "unleash-server 8.2.0 from test/unleash on PostgreSQL")
+	}
+	if len(refs) == 0 {
+		return "not installed (npm ci in test/compat and test/unleash)"
+	}
+	return strings.Join(refs, ", ")
 }
 
 func dur(d time.Duration) string {

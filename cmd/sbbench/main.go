@@ -34,6 +34,7 @@ func main() {
 	addr := flag.String("addr", "", "internal: listen address for -serve-plain")
 	streams := flag.Int("streams", 0, "instead of the load tables: open this many streams on one server and measure memory, idle CPU and change latency")
 	changes := flag.Int("changes", 50, "with -streams: changes to time")
+	streamFlags := flag.Int("stream-flags", 60, "with -streams: flags on the server")
 	flag.Parse()
 
 	if *plain != "" {
@@ -62,10 +63,10 @@ func main() {
 	}
 	defer b.close()
 	if *streams > 0 {
-		if *streams > 15000 || *changes < 1 || *changes > 1000 {
-			fail(fmt.Errorf("-streams is at most 15000 and -changes 1 to 1000"))
+		if *streams > 15000 || *changes < 1 || *changes > 1000 || *streamFlags < 1 || *streamFlags > 20000 {
+			fail(fmt.Errorf("-streams is at most 15000, -changes 1 to 1000 and -stream-flags 1 to 20000"))
 		}
-		res, err := b.runStreams(*streams, *changes)
+		res, err := b.runStreams(*streams, *changes, *streamFlags)
 		if err != nil {
 			fail(err)
 		}

@@ -53,9 +53,14 @@ func (c *child) stop() {
 	}
 }
 
-// waitHTTP polls url until it answers 200.
+// waitHTTP polls url until it answers 200, for up to 30 seconds.
 func (c *child) waitHTTP(url string, header http.Header) error {
-	deadline := time.Now().Add(30 * time.Second)
+	return c.waitHTTPFor(url, header, 30*time.Second)
+}
+
+// waitHTTPFor polls url until it answers 200, for up to limit.
+func (c *child) waitHTTPFor(url string, header http.Header, limit time.Duration) error {
+	deadline := time.Now().Add(limit)
 	for time.Now().Before(deadline) {
 		req, _ := http.NewRequest("GET", url, nil)
 		req.Header = header
@@ -83,15 +88,19 @@ func freeAddr() (string, error) {
 	return ln.Addr().String(), nil
 }
 
-// servePlain answers every request with the file's bytes: the ceiling a
-// proxy handler could reach on this machine.
+// servePlain answers every request with the file's bytes (as gzip when
+// they are): the ceiling a handler answering them could reach here.
 func servePlain(file, addr string) error {
 	body, err := os.ReadFile(file)
 	if err != nil {
 		return err
 	}
+	gzipped := bytes.HasPrefix(body, []byte{0x1f, 0x8b})
 	return http.ListenAndServe(addr, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json; charset=utf-8")
+		if gzipped {
+			w.Header().Set("Content-Encoding", "gzip")
+		}
 		w.Write(body)
 	}))
 }

@@ -38,10 +38,11 @@ type streamsResult struct {
 	flagsInScope, openFail int
 }
 
-// runStreams opens n streams (GET /api/client/streaming) on one server,
+// runStreams opens n streams (GET /api/client/streaming) on one server
+// holding the given number of generated flags,
 // measures its memory per stream and its CPU with the streams idle, then
 // makes changes and measures how long each takes to reach every stream.
-func (b *bench) runStreams(n, changes int) (streamsResult, error) {
+func (b *bench) runStreams(n, changes, flags int) (streamsResult, error) {
 	res := streamsResult{streams: n, changes: changes, idleWindow: 10 * time.Second}
 	raiseFileLimit(n + 1000)
 	dataDir := filepath.Join(b.dir, "streams")
@@ -52,7 +53,7 @@ func (b *bench) runStreams(n, changes int) (streamsResult, error) {
 	const adminToken = "*:*.bench-admin"
 	_, err = server.Bootstrap(b.ctx, st, server.BootstrapConfig{AdminTokens: []string{adminToken}, ClientTokens: []string{clientToken}, AdminPassword: "Bench-Password-7"})
 	if err == nil {
-		err = fixture.Seed(b.ctx, st, fixture.Features(60, 1), store.EnvDevelopment)
+		err = fixture.Seed(b.ctx, st, fixture.Features(flags, 1), store.EnvDevelopment)
 	}
 	st.Close()
 	if err != nil {

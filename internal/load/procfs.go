@@ -17,9 +17,13 @@ type MemorySample struct {
 	// Peak is the largest RSS over the process's whole life so far (VmHWM),
 	// in bytes; it includes anything before the run.
 	Peak int64 `json:"peak_rss_bytes"`
+	// Anon is the anonymous part of RSS (RssAnon): the process's own
+	// memory, heap and stacks, without the pages of its executable and
+	// libraries, which the page cache shares. Zero on kernels without it.
+	Anon int64 `json:"anon_rss_bytes,omitempty"`
 }
 
-// ReadMemory reads VmRSS and VmHWM of process pid. It works on Linux only.
+// ReadMemory reads VmRSS, VmHWM and RssAnon of process pid. It works on Linux only.
 func ReadMemory(pid int) (MemorySample, error) {
 	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
@@ -33,15 +37,15 @@ func ReadMemory(pid int) (MemorySample, error) {
 	return m, nil
 }
 
-// parseStatus reads the VmRSS and VmHWM lines ("VmRSS:\t  1234 kB") of a
-// /proc/<pid>/status file.
+// parseStatus reads the VmRSS, VmHWM and (when present) RssAnon lines
+// ("VmRSS:\t  1234 kB") of a /proc/<pid>/status file.
 func parseStatus(r io.Reader) (MemorySample, error) {
 	var m MemorySample
 	var haveRSS, havePeak bool
 	sc := bufio.NewScanner(r)
 	for sc.Scan() {
 		key, val, ok := strings.Cut(sc.Text(), ":")
-		if !ok || (key != "VmRSS" && key != "VmHWM") {
+		if !ok || (key != "VmRSS" && key != "VmHWM" && key != "RssAnon") {
 			continue
 		}
 		fields := strings.Fields(val)
@@ -52,10 +56,13 @@ func parseStatus(r io.Reader) (MemorySample, error) {
 		if err != nil {
 			return m, fmt.Errorf("unexpected %s line %q", key, sc.Text())
 		}
-		if key == "VmRSS" {
+		switch key {
+		case "VmRSS":
 			m.RSS, haveRSS = kb*1024, true
-		} else {
+		case "VmHWM":
 			m.Peak, havePeak = kb*1024, true
+		default:
+			m.Anon = kb * 1024
 		}
 	}
 	if err := sc.Err(); err != nil {

@@ -17,6 +17,9 @@ func TestParseStatus(t *testing.T) {
 	}{
 		{name: "ok", in: "Name:\tsignalbox\nVmPeak:\t  9000 kB\nVmHWM:\t    2048 kB\nVmRSS:\t    1024 kB\nThreads:\t4\n",
 			want: MemorySample{RSS: 1024 * 1024, Peak: 2048 * 1024}},
+		{name: "with RssAnon", in: "VmHWM:\t    2048 kB\nVmRSS:\t    1024 kB\nRssAnon:\t     300 kB\nRssFile:\t     724 kB\n",
+			want: MemorySample{RSS: 1024 * 1024, Peak: 2048 * 1024, Anon: 300 * 1024}},
+		{name: "bad RssAnon", in: "VmHWM:\t1 kB\nVmRSS:\t1 kB\nRssAnon:\t1 MB\n", wantErr: true},
 		{name: "kernel thread", in: "Name:\tkthreadd\nThreads:\t1\n", wantErr: true},
 		{name: "bad unit", in: "VmHWM:\t1 MB\nVmRSS:\t1 kB\n", wantErr: true},
 		{name: "bad number", in: "VmHWM:\tx kB\nVmRSS:\t1 kB\n", wantErr: true},
