@@ -165,18 +165,24 @@ func (ts *takenStream) finish() {
 	ts.conn.Close()
 }
 
-// send writes chunk (a framed message, shared between streams and never
-// changed; the revision rev once out) from the fan-out: at once if the
-// socket takes it, else through a goroutine of the stream's own. A stream
-// busy with an earlier message is left to catch up by itself.
-func (ts *takenStream) send(s *Server, chunk []byte, rev int64) {
+// push brings the stream up to the latest revision in a fan-out pass: the
+// pass's message for its scope and revision is written at once as far as
+// the socket takes it, the rest by a goroutine of the stream's own. A
+// stream busy with an earlier message is left to catch up by itself.
+func (ts *takenStream) push(s *Server, pass *fanoutPass) {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	if ts.dead || ts.busy {
 		return
 	}
-	ts.cur = rev
-	ts.deliver(s, chunk)
+	chunk, rev, ok := pass.update(s, ts, ts.cur)
+	switch {
+	case ok:
+		ts.cur = rev
+		ts.deliver(s, chunk)
+	case rev > ts.cur:
+		ts.cur = rev // nothing in the client's scope changed
+	}
 }
 
 // deliver writes chunk, handing what the socket does not take now to a
@@ -298,22 +304,7 @@ func (h *streamHub) runFanout(s *Server) {
 		select {
 		case <-h.kick:
 			pass := fanoutPass{updates: map[passKey]passUpdate{}}
-			h.each(func(ts *takenStream) {
-				ts.mu.Lock()
-				cur, skip := ts.cur, ts.busy || ts.dead
-				ts.mu.Unlock()
-				if skip {
-					return
-				}
-				if chunk, rev, ok := pass.update(s, ts, cur); ok {
-					ts.send(s, chunk, rev)
-				} else if rev > cur {
-					// Nothing in the client's scope changed.
-					ts.mu.Lock()
-					ts.cur = max(ts.cur, rev)
-					ts.mu.Unlock()
-				}
-			})
+			h.each(func(ts *takenStream) { ts.push(s, &pass) })
 		case <-heartbeat.C:
 			h.each(func(ts *takenStream) { ts.heartbeat(s) })
 		case <-h.closing:
