@@ -288,3 +288,49 @@ func scheduledApplyFlow(t *testing.T, s *uiSuite, prodToken string) {
 		t.Error("SDKs do not see the scheduled change")
 	}
 }
+
+// flagListProposalFlow: in an environment that requires change requests,
+// the switch on the project's flag list proposes the change instead of
+// making it: the switch stays off, the caller's draft holds the change,
+// and SDKs still see the flag off.
+func flagListProposalFlow(t *testing.T, s *uiSuite, prodToken string) {
+	adminCall(t, s.url, "POST", "/api/admin/projects", obj{"id": "listed", "name": "Listed"})
+	adminCall(t, s.url, "POST", "/api/admin/projects/listed/features", obj{"name": "listed-flag"})
+	adminCall(t, s.url, "PUT", "/api/admin/projects/listed/environments/production/change-requests/config",
+		obj{"changeRequestsEnabled": true, "requiredApprovals": 1})
+	f := s.newFlow(t)
+	f.login("admin", s.password)
+	f.visit("/projects/listed", "Listed")
+	toggle := `button[role=switch][aria-label="Toggle listed-flag in production"]`
+	f.run("proposing from the flag list", waitText(`th.env .badge.cr`, "change requests"), click(toggle))
+	type draft struct {
+		State    string `json:"state"`
+		Features []struct {
+			Name    string `json:"name"`
+			Changes []struct {
+				Action  string         `json:"action"`
+				Payload map[string]any `json:"payload"`
+			} `json:"changes"`
+		} `json:"features"`
+	}
+	// The status message says so for a few seconds; the draft stays.
+	var pending []draft
+	for deadline := time.Now().Add(20 * time.Second); len(pending) == 0; time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("no draft 20 s after the switch was clicked")
+		}
+		json.Unmarshal(adminCall(t, s.url, "GET", "/api/admin/projects/listed/change-requests/pending/listed-flag", nil), &pending)
+	}
+	f.run("the switch answered", waitJS(`!document.querySelector('`+toggle+`').disabled`, "the switch enabled again"))
+	if got := eval[string](f, `document.querySelector('`+toggle+`').getAttribute('aria-checked')`); got != "false" {
+		t.Errorf("the switch shows %s before the request applies", got)
+	}
+	f.screenshot("flag-list-proposal")
+	if len(pending) != 1 || pending[0].State != "Draft" || len(pending[0].Features) != 1 || len(pending[0].Features[0].Changes) != 1 ||
+		pending[0].Features[0].Changes[0].Action != "updateEnabled" || pending[0].Features[0].Changes[0].Payload["enabled"] != true {
+		t.Fatalf("the draft after the proposal: %+v", pending)
+	}
+	if on, _ := clientFeature(t, s.url, prodToken, "listed-flag")["enabled"].(bool); on {
+		t.Error("a proposal switched the flag on")
+	}
+}

@@ -271,6 +271,13 @@ func dragOnto(from, to string) chromedp.Action[chromedp.Void] {
 	})
 }
 
+// settled waits until the page is not busy redrawing after a change (main
+// carries aria-busy meanwhile), so that the next click finds the new
+// controls rather than ones about to be replaced.
+func settled() chromedp.Action[chromedp.Void] {
+	return waitJS(`!document.querySelector('main[aria-busy]')`, "the page drawn after the change")
+}
+
 // waitJS waits until the expression is true.
 func waitJS(js, what string) chromedp.Action[chromedp.Void] {
 	return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {

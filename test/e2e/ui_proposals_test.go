@@ -83,21 +83,21 @@ func strategyProposalFlow(t *testing.T, s *uiSuite) {
 		click(`button[aria-label="Add strategy in production"]`),
 		typeInto(`dialog input[name=rollout]`, "20"),
 		clickButton("Save strategy"), chromedp.WaitNotPresent(chromedp.CSS("dialog")),
-		waitText("#status", "Proposed in"), waitText(".cr-banner a", "(Draft, production)"))
+		waitText("#status", "Proposed in"), waitText(".cr-banner a", "(Draft, production)"), settled())
 	f.run("proposing a changed strategy",
 		click(`button[aria-label="Edit flexibleRollout (1)"]`),
 		typeInto(`dialog input[name=rollout]`, "30"),
 		clickButton("Save strategy"), chromedp.WaitNotPresent(chromedp.CSS("dialog")),
-		waitText("#status", "change the strategy flexibleRollout (1) in production"))
+		waitText("#status", "change the strategy flexibleRollout (1) in production"), settled())
 	f.run("proposing a copy from development",
 		click(`button[aria-label="Copy default (1) to production"]`),
-		waitText("#status", "copy the strategy default to production"))
+		waitText("#status", "copy the strategy default to production"), settled())
 	f.run("proposing variants",
 		click(`button[aria-label="Edit variants in production"]`),
 		clickButton("Add variant"),
 		typeInto(`dialog input[name=variant-0-name]`, "teal"),
 		clickButton("Save variants"), chromedp.WaitNotPresent(chromedp.CSS("dialog")),
-		waitText("#status", "change the variants in production"))
+		waitText("#status", "change the variants in production"), settled())
 	f.screenshot("flag-strategy-proposals")
 
 	// Nothing changed in production; everything sits in one draft.

@@ -253,6 +253,11 @@ func TestUI(t *testing.T) {
 		changeRequestCommentScheduleFlow(t, s)
 	})
 
+	t.Run("change requests: a switch on the flag list proposes", func(t *testing.T) {
+		t.Parallel()
+		flagListProposalFlow(t, s, prodToken)
+	})
+
 	t.Run("change requests: applied on schedule", func(t *testing.T) {
 		t.Parallel()
 		scheduledApplyFlow(t, s, prodToken)

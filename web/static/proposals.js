@@ -2,7 +2,7 @@
 // would change the flag, and proposals in place of direct edits in the
 // environments where change requests are required (there the API refuses
 // direct edits with 403).
-import { h, mount, status } from './dom.js';
+import { h, mount } from './dom.js';
 import { api, enc } from './api.js';
 
 // changeRequestEnvs is the set of the project's environments where
@@ -31,9 +31,9 @@ export async function drawBanner(box, projectId, name) {
 }
 
 // propose adds change ({feature, action, payload}) to the caller's draft
-// change request for env, says so in words (what) and answers the draft.
+// change request for env and answers what to tell the user, once the page
+// shows the result: that the change (in words, what) is in the draft.
 export async function propose(projectId, env, change, what) {
   const cr = await api('POST', `/api/admin/projects/${enc(projectId)}/environments/${enc(env)}/change-requests`, change);
-  status(`Proposed in ${cr.title}: ${what}`);
-  return cr;
+  return `Proposed in ${cr.title}: ${what}`;
 }

@@ -37,14 +37,20 @@ export async function render(main, [projectId, name]) {
     await drawBanner(banner, projectId, name);
     return f;
   };
+  // act runs a change, draws the flag afresh, and only then says what was
+  // done: what, or (when what is null) what fn answered. The page is marked
+  // busy until then, for assistive technology (and tests) to wait on.
   const act = async (what, fn) => {
     setAlert(alert, '');
+    main.setAttribute('aria-busy', 'true');
     try {
-      await fn();
-      if (what) status(what);
+      const said = await fn();
       await load();
+      if (what || typeof said === 'string') status(what || said);
     } catch (err) {
       setAlert(alert, err.message);
+    } finally {
+      main.removeAttribute('aria-busy');
     }
   };
 
@@ -175,13 +181,15 @@ export async function render(main, [projectId, name]) {
     // saving proposes the new or changed strategy instead.
     const edit = async (st, i) => {
       setAlert(alert, '');
-      const save = proposing ? (body) => propose(projectId, env.name, st
-        ? { feature: f.name, action: 'updateStrategy', payload: { ...body, id: st.id } }
-        : { feature: f.name, action: 'addStrategy', payload: body },
-      st ? `change the strategy ${label(st, i)} in ${env.name}` : `add a ${body.name} strategy in ${env.name}`) : undefined;
+      let said = st ? 'Strategy saved' : 'Strategy added';
+      const save = proposing ? async (body) => {
+        said = await propose(projectId, env.name, st
+          ? { feature: f.name, action: 'updateStrategy', payload: { ...body, id: st.id } }
+          : { feature: f.name, action: 'addStrategy', payload: body },
+        st ? `change the strategy ${label(st, i)} in ${env.name}` : `add a ${body.name} strategy in ${env.name}`);
+      } : undefined;
       if (await editStrategy({ project: projectId, feature: f.name, environment: env.name, st, save })) {
-        if (!proposing) status(st ? 'Strategy saved' : 'Strategy added');
-        await load();
+        await act(said, async () => {});
       }
     };
     // copy adds st to environment other, proposed there when that
@@ -236,11 +244,12 @@ export async function render(main, [projectId, name]) {
             ? (env.variants || []).map((v) => h('span', { class: 'tag' }, `${v.name} ${v.weight / 10}%${v.payload ? ` (${v.payload.type})` : ''}`))
             : h('span', { class: 'muted' }, 'none '),
           can('UPDATE_FEATURE_ENVIRONMENT_VARIANTS') && h('button', { type: 'button', class: 'small', 'aria-label': `Edit variants in ${env.name}`, onclick: async () => {
-            const save = proposing ? (variants) => propose(projectId, env.name,
-              { feature: f.name, action: 'patchVariant', payload: { variants } }, `change the variants in ${env.name}`) : undefined;
+            let said = 'Variants saved';
+            const save = proposing ? async (variants) => {
+              said = await propose(projectId, env.name, { feature: f.name, action: 'patchVariant', payload: { variants } }, `change the variants in ${env.name}`);
+            } : undefined;
             if (await editVariants({ project: projectId, feature: f.name, environment: env.name, variants: env.variants, save })) {
-              if (!proposing) status('Variants saved');
-              await load();
+              await act(said, async () => {});
             }
           } }, 'Edit variants'))));
   };

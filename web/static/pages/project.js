@@ -3,16 +3,18 @@
 import { h, mount, field, checkbox, select, alertBox, setAlert, showError, modal, confirm, status, fmtDate, fmtDay, switchButton, debounce } from '../dom.js';
 import { api, enc, cached, lastSeen } from '../api.js';
 import { projectCan, navigate } from '../app.js';
+import { changeRequestEnvs, propose } from '../proposals.js';
 
 const pageSize = 50;
 
 export async function render(main, [projectId]) {
-  const [project, list, envs, types, can] = await Promise.all([
+  const [project, list, envs, types, can, crEnvs] = await Promise.all([
     api('GET', `/api/admin/projects/${enc(projectId)}`),
     api('GET', `/api/admin/projects/${enc(projectId)}/features`),
     cached('/api/admin/environments'),
     cached('/api/admin/feature-types'),
     projectCan(projectId),
+    changeRequestEnvs(projectId),
   ]);
   // can follows the project roles too: a project Owner or Member creates
   // and switches flags here.
@@ -61,6 +63,17 @@ export async function render(main, [projectId]) {
 
   const toggle = async (f, env, on) => {
     setAlert(alert, '');
+    if (crEnvs.has(env)) {
+      // Change requests are required there: the switch proposes, and the
+      // flag changes when the request is applied.
+      try {
+        status(await propose(projectId, env, { feature: f.name, action: 'updateEnabled', payload: { enabled: on } },
+          `turn ${f.name} ${on ? 'on' : 'off'} in ${env}`));
+      } catch (err) {
+        setAlert(alert, err.message);
+      }
+      return false;
+    }
     const e = envType.get(env);
     if (e && e.type === 'production' && !await confirm(`Turn ${on ? 'on' : 'off'} in ${env}`,
       `${env} is a production environment. Turn ${f.name} ${on ? 'on' : 'off'} there?`, on ? 'Turn on' : 'Turn off')) return false;
@@ -145,7 +158,8 @@ export async function render(main, [projectId]) {
         h('th', { scope: 'col' }, 'Name'), h('th', { scope: 'col' }, 'Type'), h('th', { scope: 'col' }, 'Tags'),
         h('th', { scope: 'col' }, 'Stale'), h('th', { scope: 'col' }, 'Created'), h('th', { scope: 'col' }, 'Last seen'),
         projectEnvs.map((env) => h('th', { scope: 'col', class: 'env' }, env,
-          envType.get(env).type === 'production' ? h('span', { class: 'badge prod' }, 'prod') : null)))),
+          envType.get(env).type === 'production' ? h('span', { class: 'badge prod' }, 'prod') : null,
+          crEnvs.has(env) ? h('span', { class: 'badge cr', title: 'Switches here propose the change in a change request' }, 'change requests') : null)))),
       tbody)),
     pager);
   draw();
