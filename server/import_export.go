@@ -459,5 +459,3 @@ func variantsFrom(list []adminVariant) []clientapi.Variant {
 	}
 	return out
 }
-
-// OpenAPI schemas of the import and export routes (used in openapi_ops.go).

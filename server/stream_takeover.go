@@ -52,7 +52,11 @@ type takenStream struct {
 // the connection cannot be taken (HTTP/2, HTTP/1.0, a test recorder) or
 // is TLS, whose writes cannot go on after a timeout; the caller then
 // serves the stream the ordinary way.
-func (s *Server) takeOver(w http.ResponseWriter, r *http.Request, q clientQuery, rev int64, first []byte) bool {
+//
+// The first message is given in pieces around events, which are shared
+// between streams (a hydration may be megabytes), and written with one
+// vectored write rather than copied per stream.
+func (s *Server) takeOver(w http.ResponseWriter, r *http.Request, q clientQuery, rev int64, first eventMessage) bool {
 	if r.ProtoMajor != 1 || r.ProtoMinor < 1 || r.TLS != nil {
 		return false
 	}
@@ -75,7 +79,12 @@ func (s *Server) takeOver(w http.ResponseWriter, r *http.Request, q clientQuery,
 	h.Set("Transfer-Encoding", "chunked")
 	_ = h.Write(&b)
 	b.WriteString("\r\n")
-	if !ts.writeAll(appendChunk(b.Bytes(), first), s.streamWriteTimeout()) {
+	b.WriteString(strconv.FormatInt(int64(first.len()), 16))
+	b.WriteString("\r\n")
+	b.Write(first.head)
+	bufs := net.Buffers{b.Bytes(), first.events, append(first.tail, "\r\n"...)}
+	_ = ts.conn.SetWriteDeadline(time.Now().Add(s.streamWriteTimeout()))
+	if _, err := bufs.WriteTo(ts.conn); err != nil {
 		ts.conn.Close()
 		s.streams.release()
 		return true

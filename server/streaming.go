@@ -141,13 +141,13 @@ func (s *Server) handleClientStreaming(w http.ResponseWriter, r *http.Request, t
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-cache")
 	h.Set("X-Accel-Buffering", "no") // reverse proxies must pass events on at once
-	first := appendEvent(nil, "unleash-connected", latest.rev, events)
+	first := newEventMessage("unleash-connected", latest.rev, events)
 	if taken = s.takeOver(w, r, q, latest.rev, first); taken {
 		return nil
 	}
 	w.WriteHeader(http.StatusOK)
 	sw := &sseWriter{w: w, rc: http.NewResponseController(w), timeout: s.streamWriteTimeout()}
-	if err := sw.write(first); err != nil {
+	if err := sw.event("unleash-connected", latest.rev, events); err != nil {
 		return nil // the client went away
 	}
 	cur := latest.rev
@@ -225,14 +225,28 @@ func (sw *sseWriter) event(name string, id int64, events []byte) error {
 
 // appendEvent appends the message whose data is {"events":[events]}.
 func appendEvent(b []byte, name string, id int64, events []byte) []byte {
-	b = append(b, "event: "...)
-	b = append(b, name...)
-	b = append(b, "\nid: "...)
-	b = strconv.AppendInt(b, id, 10)
-	b = append(b, "\ndata: {\"events\":["...)
-	b = append(b, events...) // JSON without newlines: one data line
-	return append(b, "]}\n\n"...)
+	m := newEventMessage(name, id, events)
+	b = append(b, m.head...)
+	b = append(b, events...)
+	return append(b, m.tail...)
 }
+
+// eventMessage is a message whose data is {"events":[events]}, in pieces:
+// events (JSON without newlines, so one data line) stay the bytes shared
+// between streams.
+type eventMessage struct {
+	head, events, tail []byte
+}
+
+func newEventMessage(name string, id int64, events []byte) eventMessage {
+	head := append([]byte("event: "), name...)
+	head = append(head, "\nid: "...)
+	head = strconv.AppendInt(head, id, 10)
+	head = append(head, "\ndata: {\"events\":["...)
+	return eventMessage{head: head, events: events, tail: []byte("]}\n\n")}
+}
+
+func (m eventMessage) len() int { return len(m.head) + len(m.events) + len(m.tail) }
 
 // The messages without data: a heartbeat comment, and the event that
 // sends SDKs back to polling.
