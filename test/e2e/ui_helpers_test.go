@@ -94,7 +94,8 @@ func startUISuite(t *testing.T, databaseURL string) *uiSuite {
 type flow struct {
 	t   *testing.T
 	s   *uiSuite
-	ctx context.Context
+	ctx context.Context // the tab, with the flow's deadline
+	tab context.Context // the tab without it, to look at a failed page
 	// errors are the page's uncaught exceptions and console errors.
 	errors chan string
 }
@@ -126,7 +127,7 @@ func (s *uiSuite) newFlow(t *testing.T) *flow {
 	}
 	tctx, cancelTimeout := context.WithTimeout(ctx, 90*time.Second)
 	t.Cleanup(cancelTimeout)
-	f.ctx = tctx
+	f.tab, f.ctx = ctx, tctx
 	t.Cleanup(func() {
 		close(f.errors)
 		for e := range f.errors {
@@ -141,8 +142,13 @@ func (s *uiSuite) newFlow(t *testing.T) *flow {
 func (f *flow) run(what string, actions ...chromedp.Action[chromedp.Void]) {
 	f.t.Helper()
 	if err := chromedp.Do(f.ctx, actions...); err != nil {
-		text, _ := chromedp.Run(f.ctx, chromedp.Text(chromedp.CSS("body")))
-		f.t.Fatalf("%s: %v\npage text:\n%s", what, err, text)
+		// The flow's own deadline may be what ended it: look at the page
+		// through the tab, with a few seconds of its own.
+		ctx, cancel := context.WithTimeout(f.tab, 5*time.Second)
+		defer cancel()
+		state, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`location.pathname + location.search + (document.querySelector('dialog[open]') ? ' (a dialog is open)' : '') + (document.querySelector('main[aria-busy]') ? ' (busy)' : '')`))
+		text, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("body")))
+		f.t.Fatalf("%s: %v\nat %s, page text:\n%s", what, err, state, text)
 	}
 }
 
