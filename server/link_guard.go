@@ -2,7 +2,6 @@ package server
 
 import (
 	"net/http"
-	"strconv"
 	"strings"
 
 	"github.com/signalbox/signalbox/internal/apierr"
@@ -41,13 +40,7 @@ func (s *Server) reserveLinkCheck(w http.ResponseWriter, r *http.Request, kind, 
 	if a != nil {
 		return a, nil
 	}
-	secs := retryAfter(wait)
-	w.Header().Set("Retry-After", strconv.Itoa(secs))
-	unit := "seconds"
-	if secs == 1 {
-		unit = "second"
-	}
-	return nil, apierr.New(apierr.TooManyRequests, "too many attempts with links that do not work; try again in %d %s", secs, unit)
+	return nil, tooManyAttempts(w, wait, "too many attempts with links that do not work")
 }
 
 // publicBase is the address links and the UI config start with: the configured

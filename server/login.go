@@ -133,13 +133,19 @@ func (s *Server) reservePasswordCheck(w http.ResponseWriter, r *http.Request, ke
 	if a != nil {
 		return a, nil
 	}
+	return nil, tooManyAttempts(w, wait, "too many failed sign-ins")
+}
+
+// tooManyAttempts is the 429 of a limiter that asks the caller to wait:
+// what happened, and how long to wait, in words and in Retry-After.
+func tooManyAttempts(w http.ResponseWriter, wait time.Duration, what string) error {
 	secs := retryAfter(wait)
 	w.Header().Set("Retry-After", strconv.Itoa(secs))
 	unit := "seconds"
 	if secs == 1 {
 		unit = "second"
 	}
-	return nil, apierr.New(apierr.TooManyRequests, "too many failed sign-ins; try again in %d %s", secs, unit)
+	return apierr.New(apierr.TooManyRequests, "%s; try again in %d %s", what, secs, unit)
 }
 
 // dummyPasswordHash is what a password is checked against when there is no
