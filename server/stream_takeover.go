@@ -29,14 +29,12 @@ import (
 	"runtime"
 	"strconv"
 	"sync"
-	"syscall"
 	"time"
 )
 
 // takenStream is one stream written by the fan-out.
 type takenStream struct {
 	conn net.Conn
-	raw  syscall.RawConn // for writes that never wait
 	q    clientQuery
 	key  string // q.key(), for sharing messages between streams of a scope
 
@@ -44,6 +42,13 @@ type takenStream struct {
 	cur  int64      // the revision the client has (or will have, once a slow write is out)
 	busy bool       // a goroutine of the stream's own is finishing a write
 	dead bool
+	// fd is the connection's socket, written directly without waiting
+	// (-1: write through conn with a short deadline instead). It is
+	// written only under mu while closed is false, and conn is closed
+	// only under mu after closed is set, so a write can never reach a
+	// descriptor number the system has already given to another file.
+	fd     int
+	closed bool
 }
 
 // takeOver hands the stream to the fan-out after writing its headers and
@@ -67,10 +72,7 @@ func (s *Server) takeOver(w http.ResponseWriter, r *http.Request, q clientQuery,
 		return false
 	}
 	_ = conn.SetReadDeadline(time.Time{})
-	ts := &takenStream{conn: conn, q: q, key: q.key(), cur: rev}
-	if sc, ok := conn.(syscall.Conn); ok {
-		ts.raw, _ = sc.SyscallConn()
-	}
+	ts := &takenStream{conn: conn, q: q, key: q.key(), cur: rev, fd: socketOf(conn)}
 
 	var b bytes.Buffer
 	b.WriteString("HTTP/1.1 200 OK\r\n")
@@ -92,7 +94,6 @@ func (s *Server) takeOver(w http.ResponseWriter, r *http.Request, q clientQuery,
 	if !s.streams.adopt(s, ts) {
 		// Shutting down: straight back to polling.
 		ts.finish()
-		ts.conn.Close()
 		s.streams.release()
 		return true
 	}
@@ -133,23 +134,33 @@ func (ts *takenStream) kill(s *Server) {
 	ts.mu.Lock()
 	already := ts.dead
 	ts.dead = true
+	ts.closeLocked()
 	ts.mu.Unlock()
 	if already {
 		return
 	}
-	ts.conn.Close()
 	if s.streams.forget(ts) {
 		s.streams.release()
 	}
 }
 
+// closeLocked closes the connection once; ts.mu is held.
+func (ts *takenStream) closeLocked() {
+	if !ts.closed {
+		ts.closed = true
+		ts.conn.Close()
+	}
+}
+
 // tryWrite writes what of b the socket takes now, without waiting: n is
-// less than len(b) when it is full (err nil) or broken (err set).
+// less than len(b) when it is full (err nil) or broken (err set); ts.mu
+// is held.
 func (ts *takenStream) tryWrite(b []byte) (n int, err error) {
-	if ts.raw != nil {
-		if n, ok, err := writeNoWait(ts.raw, b); ok {
-			return n, err
-		}
+	if ts.closed {
+		return 0, net.ErrClosed
+	}
+	if ts.fd >= 0 {
+		return sendNoWait(ts.fd, b)
 	}
 	// No descriptor to write to without waiting: a short deadline instead.
 	_ = ts.conn.SetWriteDeadline(time.Now().Add(20 * time.Millisecond))
@@ -171,7 +182,7 @@ func (ts *takenStream) finish() {
 		b = append(b, "0\r\n\r\n"...)
 		_, _ = ts.tryWrite(b)
 	}
-	ts.conn.Close()
+	ts.closeLocked()
 }
 
 // push brings the stream up to the latest revision in a fan-out pass: the

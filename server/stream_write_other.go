@@ -1,8 +1,14 @@
-//go:build !unix
+//go:build !linux
 
 package server
 
-import "syscall"
+import (
+	"errors"
+	"net"
+)
 
-// writeNoWait is not offered here: streams write with a short deadline.
-func writeNoWait(syscall.RawConn, []byte) (int, bool, error) { return 0, false, nil }
+// socketOf offers no descriptor here: taken streams write through the
+// connection with a short deadline instead.
+func socketOf(net.Conn) int { return -1 }
+
+func sendNoWait(int, []byte) (int, error) { return 0, errors.ErrUnsupported }

@@ -31,6 +31,7 @@ type streamsResult struct {
 	rssBefore, rssAfter    int64
 	idleCPU                time.Duration // server CPU time over idleWindow with every stream open
 	idleWindow             time.Duration
+	changeCPU              time.Duration // server CPU time over the timed changes
 	changes                int
 	p50, p99, max          time.Duration // change made → every stream has it
 	deliveries, missing    int
@@ -171,6 +172,10 @@ func (b *bench) runStreams(n, changes, flags int) (streamsResult, error) {
 	res.idleCPU = cpu1 - cpu0
 
 	open := connected.Load()
+	cpuChanges, err := processCPU(srv.pid())
+	if err != nil {
+		return res, err
+	}
 	for k := 1; k <= changes; k++ {
 		state := "on"
 		if k%2 == 0 {
@@ -185,6 +190,11 @@ func (b *bench) runStreams(n, changes, flags int) (streamsResult, error) {
 			time.Sleep(2 * time.Millisecond)
 		}
 	}
+	cpuDone, err := processCPU(srv.pid())
+	if err != nil {
+		return res, err
+	}
+	res.changeCPU = cpuDone - cpuChanges
 	cancel()
 	var all []time.Duration
 	for k := 1; k <= changes; k++ {
@@ -269,6 +279,8 @@ func (r streamsResult) report(w io.Writer) {
 	fmt.Fprintf(w, "| server RSS before → with the streams | %.1f MB → %.1f MB | |\n", float64(r.rssBefore)/1e6, float64(r.rssAfter)/1e6)
 	fmt.Fprintf(w, "| memory per stream | %.1f KB | ≤ 20 KB |\n", perStream/1e3)
 	fmt.Fprintf(w, "| server CPU with every stream idle, per 1,000 streams | %.2f %% of a core | |\n", cpuPer1000*100)
+	fmt.Fprintf(w, "| server CPU to deliver one change, per 1,000 streams | %v | |\n",
+		(r.changeCPU * 1000 / time.Duration(max(1, r.changes*(r.streams-r.openFail)))).Round(10*time.Microsecond))
 	fmt.Fprintf(w, "| change → every stream has it, p50 / p99 / max (%d changes, %d deliveries, %d missing) | %v / %v / %v | p99 ≤ 100 ms |\n",
 		r.changes, r.deliveries, r.missing, r.p50.Round(100*time.Microsecond), r.p99.Round(100*time.Microsecond), r.max.Round(100*time.Microsecond))
 }
