@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"crypto/subtle"
 	"net/http"
 	"net/url"
 	"strings"
@@ -116,18 +115,17 @@ func (s *Server) lookupToken(ctx context.Context, secret string) (*store.APIToke
 	if secret == "" {
 		return nil, apierr.New(apierr.AuthenticationRequired, "you must sign in at /auth/simple/login or send an API token in the Authorization header")
 	}
-	hash := store.HashSecret(secret)
-	tok, ok, err := s.cachedToken(ctx, hash)
+	tok, ok, err := s.tokenBySecret(ctx, secret)
 	if err != nil {
 		return nil, err
 	}
-	if !ok || subtle.ConstantTimeCompare([]byte(tok.SecretHash), []byte(hash)) != 1 {
+	if !ok {
 		return nil, apierr.New(apierr.AuthenticationRequired, "the API token is not valid; sign in at /auth/simple/login or send a valid token")
 	}
 	if tok.ExpiresAt != nil && !tok.ExpiresAt.After(s.now()) {
 		return nil, apierr.New(apierr.AuthenticationRequired, "the API token has expired")
 	}
-	return &tok, nil
+	return tok, nil
 }
 
 // authenticateAdmin resolves the principal of an admin API request: a

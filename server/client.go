@@ -36,9 +36,14 @@ func (m mux) sdk(pattern, kind string, h func(w http.ResponseWriter, r *http.Req
 // clientQueryFor builds the payload query of a request: the token's scope
 // narrowed by the project, namePrefix and tag parameters.
 func clientQueryFor(r *http.Request, tok *store.APIToken) (clientQuery, error) {
-	q := clientQuery{Environment: tokenEnvironment(tok), Projects: tok.Projects, NamePrefix: r.URL.Query().Get("namePrefix")}
+	q := clientQuery{Environment: tokenEnvironment(tok), Projects: tok.Projects}
+	if r.URL.RawQuery == "" {
+		return q, nil // what SDKs send unless told to filter
+	}
+	query := r.URL.Query()
+	q.NamePrefix = query.Get("namePrefix")
 	all := len(tok.Projects) == 0 || (len(tok.Projects) == 1 && tok.Projects[0] == "*")
-	if asked := r.URL.Query()["project"]; len(asked) > 0 {
+	if asked := query["project"]; len(asked) > 0 {
 		var keep []string
 		for _, p := range asked {
 			if all || contains(tok.Projects, p) {
@@ -50,7 +55,7 @@ func clientQueryFor(r *http.Request, tok *store.APIToken) (clientQuery, error) {
 		}
 		q.Projects = keep
 	}
-	for _, t := range r.URL.Query()["tag"] {
+	for _, t := range query["tag"] {
 		typ, value, ok := strings.Cut(t, ":")
 		if !ok || typ == "" || value == "" {
 			return q, apierr.Invalid("tag", "tag filters have the form type:value, got %q", t)
@@ -75,7 +80,7 @@ func etagMatches(header, etag string) bool {
 	if header == "" {
 		return false
 	}
-	for _, candidate := range strings.Split(header, ",") {
+	for candidate := range strings.SplitSeq(header, ",") {
 		candidate = strings.TrimPrefix(strings.TrimSpace(candidate), "W/")
 		if candidate == "*" || candidate == etag {
 			return true
@@ -93,15 +98,17 @@ func (s *Server) handleClientFeatures(w http.ResponseWriter, r *http.Request, to
 	if err != nil {
 		return err
 	}
+	// The header values are shared slices made once (net/http only reads
+	// them), as SDKs poll this answer more than any other.
 	h := w.Header()
-	h.Set("ETag", p.etag)
-	h.Set("Cache-Control", "no-cache")
+	h["Etag"] = p.etagHeader
+	h["Cache-Control"] = noCacheHeader
 	if etagMatches(r.Header.Get("If-None-Match"), p.etag) {
 		w.WriteHeader(http.StatusNotModified)
 		return nil
 	}
-	h.Set("Content-Type", "application/json; charset=utf-8")
-	h.Set("Vary", "Accept-Encoding")
+	h["Content-Type"] = jsonUTF8Header
+	h["Vary"] = varyEncodingHeader
 	body := p.body
 	if acceptsGzip(r) {
 		h.Set("Content-Encoding", "gzip")
@@ -111,6 +118,12 @@ func (s *Server) handleClientFeatures(w http.ResponseWriter, r *http.Request, to
 	_, err = w.Write(body)
 	return err
 }
+
+var (
+	noCacheHeader      = []string{"no-cache"}
+	jsonUTF8Header     = []string{"application/json; charset=utf-8"}
+	varyEncodingHeader = []string{"Accept-Encoding"}
+)
 
 // acceptsGzip reports whether the request's Accept-Encoding allows gzip
 // (and does not refuse it with q=0).

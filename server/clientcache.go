@@ -31,9 +31,10 @@ type clientQuery struct {
 // then share one cache entry and one ETag, whatever order or repetition a
 // request uses.
 func (q clientQuery) normalized() clientQuery {
-	if slices.Contains(q.Projects, "*") || len(q.Projects) == 0 {
+	switch {
+	case slices.Contains(q.Projects, "*") || len(q.Projects) == 0:
 		q.Projects = nil
-	} else {
+	case !sortedUnique(q.Projects): // a token's list usually is already
 		q.Projects = slices.Compact(slices.Sorted(slices.Values(q.Projects)))
 	}
 	if len(q.Tags) > 0 {
@@ -53,17 +54,42 @@ func (q clientQuery) normalized() clientQuery {
 // in ETags. Only the fields of clientQuery enter it, so query parameters
 // the client API does not know never make a new entry.
 func (q clientQuery) key() string {
+	n := len(q.Environment) + len(q.NamePrefix) + 2
+	for _, p := range q.Projects {
+		n += len(p) + 1
+	}
+	for _, t := range q.Tags {
+		n += len(t.Type) + len(t.Value) + 2
+	}
 	var b strings.Builder
+	b.Grow(n)
 	b.WriteString(q.Environment)
 	b.WriteByte('\x00')
-	b.WriteString(strings.Join(q.Projects, ","))
+	for i, p := range q.Projects {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(p)
+	}
 	b.WriteByte('\x00')
 	b.WriteString(q.NamePrefix)
 	for _, t := range q.Tags {
 		b.WriteByte('\x00')
-		b.WriteString(t.Type + ":" + t.Value)
+		b.WriteString(t.Type)
+		b.WriteByte(':')
+		b.WriteString(t.Value)
 	}
 	return b.String()
+}
+
+// sortedUnique reports whether list is in order without repeats.
+func sortedUnique(list []string) bool {
+	for i := 1; i < len(list); i++ {
+		if list[i-1] >= list[i] {
+			return false
+		}
+	}
+	return true
 }
 
 func (q clientQuery) hash() string {
@@ -74,11 +100,12 @@ func (q clientQuery) hash() string {
 
 // clientPayload is one built answer of GET /api/client/features.
 type clientPayload struct {
-	revision int64
-	etag     string // strong, quoted
-	body     []byte
-	gzipped  []byte // body compressed once, for clients that accept gzip
-	features *clientapi.Features
+	revision   int64
+	etag       string   // strong, quoted
+	etagHeader []string // etag as a header value
+	body       []byte
+	gzipped    []byte // body compressed once, for clients that accept gzip
+	features   *clientapi.Features
 	// answers evaluates the payload for the frontend API, with the proxy's
 	// encoder and answer cache; built on first use.
 	answersOnce sync.Once
@@ -363,7 +390,7 @@ func buildPayload(q clientQuery, st *store.ClientState) (*clientPayload, error) 
 	if err != nil {
 		return nil, err
 	}
-	return &clientPayload{revision: st.Revision, etag: etag, body: body, gzipped: gzipped, features: out}, nil
+	return &clientPayload{revision: st.Revision, etag: etag, etagHeader: []string{etag}, body: body, gzipped: gzipped, features: out}, nil
 }
 
 // gzipBytes compresses a payload once per revision: at thousands of flags

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"crypto/subtle"
 	"net/http"
 
 	"github.com/signalbox/signalbox/internal/apierr"
@@ -51,12 +50,11 @@ func (s *Server) handleEdgeValidate(w http.ResponseWriter, r *http.Request) erro
 			continue
 		}
 		seen[secret] = true
-		hash := store.HashSecret(secret)
-		tok, ok, err := s.cachedToken(r.Context(), hash)
+		tok, ok, err := s.tokenBySecret(r.Context(), secret)
 		if err != nil {
 			return err
 		}
-		if !ok || subtle.ConstantTimeCompare([]byte(tok.SecretHash), []byte(hash)) != 1 ||
+		if !ok ||
 			(tok.ExpiresAt != nil && !tok.ExpiresAt.After(s.now())) ||
 			(tok.Type != store.TokenClient && tok.Type != store.TokenFrontend) || tok.UserID != 0 {
 			continue
@@ -65,7 +63,7 @@ func (s *Server) handleEdgeValidate(w http.ResponseWriter, r *http.Request) erro
 		if len(projects) == 0 {
 			projects = []string{"*"}
 		}
-		out = append(out, edgeToken{Token: secret, Type: tok.Type, Projects: projects, Environment: tokenEnvironment(&tok)})
+		out = append(out, edgeToken{Token: secret, Type: tok.Type, Projects: projects, Environment: tokenEnvironment(tok)})
 	}
 	return writeJSON(w, http.StatusOK, map[string]any{"tokens": out})
 }

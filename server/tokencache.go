@@ -2,60 +2,110 @@ package server
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/signalbox/signalbox/store"
 )
 
-// tokenCache holds every API token by secret hash, loaded once per store
-// revision (creating, changing or deleting a token writes an audit event, so
-// the revision moves). SDK polls are then authenticated from memory, and a
-// 304 answer touches no database.
+// tokenCache holds every API token by the SHA-256 digest of its secret,
+// loaded once per store revision (creating, changing or deleting a token
+// writes an audit event, so the revision moves). SDK polls are then
+// authenticated from memory without a lock, and a 304 answer touches no
+// database.
 type tokenCache struct {
-	mu       sync.Mutex
-	revision int64
-	loaded   bool
-	byHash   map[string]store.APIToken
-	seen     map[string]time.Time // hashes used since the last flush
+	reload  sync.Mutex // one reload at a time
+	current atomic.Pointer[tokenSet]
 }
 
-func (s *Server) cachedToken(ctx context.Context, hash string) (store.APIToken, bool, error) {
+// tokenSet is one loaded generation of the cache; it never changes but
+// for the tokens' use marks.
+type tokenSet struct {
+	revision int64
+	byDigest map[[sha256.Size]byte]*cachedToken
+}
+
+// cachedToken is a token shared by every request that presents it:
+// read-only, except for the time it was last used.
+type cachedToken struct {
+	store.APIToken
+	seen atomic.Int64 // Unix nanoseconds of the last use since the last flush; 0 if none
+}
+
+// tokens returns the set for the current revision, loading it if needed.
+func (s *Server) tokenSet(ctx context.Context) (*tokenSet, error) {
 	c := &s.tokens
 	rev := s.revision.Load()
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if !c.loaded || c.revision < rev {
-		var list []store.APIToken
-		err := s.view(ctx, func(r store.Reader) (err error) {
-			list, err = r.ListAPITokens(ctx, store.APITokenFilter{})
-			return err
-		})
-		if err != nil {
-			return store.APIToken{}, false, err
-		}
-		c.byHash = make(map[string]store.APIToken, len(list))
-		for _, t := range list {
-			c.byHash[t.SecretHash] = t
-		}
-		c.revision, c.loaded = rev, true
+	if set := c.current.Load(); set != nil && set.revision >= rev {
+		return set, nil
 	}
-	t, ok := c.byHash[hash]
-	if ok {
-		if c.seen == nil {
-			c.seen = map[string]time.Time{}
-		}
-		c.seen[hash] = s.now()
+	c.reload.Lock()
+	defer c.reload.Unlock()
+	old := c.current.Load()
+	if old != nil && old.revision >= rev {
+		return old, nil
 	}
-	return t, ok, nil
+	var list []store.APIToken
+	err := s.view(ctx, func(r store.Reader) (err error) {
+		list, err = r.ListAPITokens(ctx, store.APITokenFilter{})
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	set := &tokenSet{revision: rev, byDigest: make(map[[sha256.Size]byte]*cachedToken, len(list))}
+	for _, t := range list {
+		var d [sha256.Size]byte
+		if n, err := hex.Decode(d[:], []byte(t.SecretHash)); err != nil || n != len(d) {
+			continue // not a hash of ours: no secret can match it
+		}
+		ct := &cachedToken{APIToken: t}
+		if old != nil {
+			if prev := old.byDigest[d]; prev != nil {
+				ct.seen.Store(prev.seen.Load()) // keep use not yet flushed
+			}
+		}
+		set.byDigest[d] = ct
+	}
+	c.current.Store(set)
+	return set, nil
 }
 
-// takeSeenTokens returns and forgets the hashes used since the last call.
+// tokenBySecret finds the token whose secret is given and marks it used.
+// The token returned is shared: callers must not change it. (Finding it
+// by the digest is as safe as comparing digests in constant time: the
+// time a lookup takes tells nothing about a secret that is not known.)
+func (s *Server) tokenBySecret(ctx context.Context, secret string) (*store.APIToken, bool, error) {
+	set, err := s.tokenSet(ctx)
+	if err != nil {
+		return nil, false, err
+	}
+	t := set.byDigest[sha256.Sum256([]byte(secret))]
+	if t == nil {
+		return nil, false, nil
+	}
+	t.seen.Store(s.now().UnixNano())
+	return &t.APIToken, true, nil
+}
+
+// takeSeenTokens returns and forgets the hashes of the tokens used since
+// the last call, with the time each was last used.
 func (s *Server) takeSeenTokens() map[string]time.Time {
-	c := &s.tokens
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	seen := c.seen
-	c.seen = nil
+	set := s.tokens.current.Load()
+	if set == nil {
+		return nil
+	}
+	var seen map[string]time.Time
+	for _, t := range set.byDigest {
+		if at := t.seen.Swap(0); at != 0 {
+			if seen == nil {
+				seen = map[string]time.Time{}
+			}
+			seen[t.SecretHash] = time.Unix(0, at)
+		}
+	}
 	return seen
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -45,6 +46,7 @@ func HTTPMetrics(reg prometheus.Registerer) (Middleware, error) {
 	if err != nil {
 		return nil, err
 	}
+	var series seriesCache
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			sw := &statusWriter{ResponseWriter: w}
@@ -61,14 +63,41 @@ func HTTPMetrics(reg prometheus.Registerer) (Middleware, error) {
 				if route == "" || sw.unmatched {
 					route = unmatchedRoute
 				}
-				method := methodLabel(r.Method)
-				requests.WithLabelValues(method, route, strconv.Itoa(status)).Inc()
-				durations.WithLabelValues(method, route).Observe(time.Since(start).Seconds())
+				m := series.of(seriesKey{methodLabel(r.Method), route, status}, requests, durations)
+				m.requests.Inc()
+				m.duration.Observe(time.Since(start).Seconds())
 			}()
 			next.ServeHTTP(sw, r)
 			returned = true
 		})
 	}, nil
+}
+
+// seriesCache keeps the counter and histogram of each label set once
+// resolved: finding them by label values hashes every value on every
+// request. Label sets are bounded (route patterns, a fixed set of methods,
+// status codes), and so is the cache.
+type seriesCache struct{ m sync.Map } // seriesKey → *requestSeries
+
+type seriesKey struct {
+	method, route string
+	status        int
+}
+
+type requestSeries struct {
+	requests prometheus.Counter
+	duration prometheus.Observer
+}
+
+func (c *seriesCache) of(k seriesKey, requests *prometheus.CounterVec, durations *prometheus.HistogramVec) *requestSeries {
+	if v, ok := c.m.Load(k); ok {
+		return v.(*requestSeries)
+	}
+	v, _ := c.m.LoadOrStore(k, &requestSeries{
+		requests: requests.WithLabelValues(k.method, k.route, strconv.Itoa(k.status)),
+		duration: durations.WithLabelValues(k.method, k.route),
+	})
+	return v.(*requestSeries)
 }
 
 // register registers c on reg, or returns the equal collector already there.
