@@ -333,12 +333,7 @@ func (s *Server) expireApps(now time.Time) {
 // FlushMetrics writes the buffered client metrics. On failure they go back
 // into the buffer to be tried again.
 func (s *Server) FlushMetrics(ctx context.Context) error {
-	tokensSeen := s.takeSeenTokens()
-	if len(tokensSeen) > 0 {
-		hashes := make([]string, 0, len(tokensSeen))
-		for h := range tokensSeen {
-			hashes = append(hashes, h)
-		}
+	if hashes := s.takeSeenTokens(); len(hashes) > 0 {
 		err := s.store.Update(ctx, func(tx store.Tx) error { return tx.MarkAPITokensSeen(ctx, hashes, s.now()) })
 		if err != nil {
 			s.log.Warn("recording token use failed", "err", err)

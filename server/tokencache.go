@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/signalbox/signalbox/store"
 )
@@ -32,7 +31,7 @@ type tokenSet struct {
 // read-only, except for the time it was last used.
 type cachedToken struct {
 	store.APIToken
-	seen atomic.Int64 // Unix nanoseconds of the last use since the last flush; 0 if none
+	seen atomic.Bool // used since the last flush
 }
 
 // tokens returns the set for the current revision, loading it if needed.
@@ -87,24 +86,23 @@ func (s *Server) tokenBySecret(ctx context.Context, secret string) (*store.APITo
 	if t == nil {
 		return nil, false, nil
 	}
-	t.seen.Store(s.now().UnixNano())
+	if !t.seen.Load() { // a load first: most uses find it set already
+		t.seen.Store(true)
+	}
 	return &t.APIToken, true, nil
 }
 
 // takeSeenTokens returns and forgets the hashes of the tokens used since
-// the last call, with the time each was last used.
-func (s *Server) takeSeenTokens() map[string]time.Time {
+// the last call.
+func (s *Server) takeSeenTokens() []string {
 	set := s.tokens.current.Load()
 	if set == nil {
 		return nil
 	}
-	var seen map[string]time.Time
+	var seen []string
 	for _, t := range set.byDigest {
-		if at := t.seen.Swap(0); at != 0 {
-			if seen == nil {
-				seen = map[string]time.Time{}
-			}
-			seen[t.SecretHash] = time.Unix(0, at)
+		if t.seen.Swap(false) {
+			seen = append(seen, t.SecretHash)
 		}
 	}
 	return seen
