@@ -88,7 +88,10 @@ func rawRequest(cfg Config, u *url.URL) (prefix, suffix []byte, err error) {
 	}
 	host := u.Host
 	var b strings.Builder
-	for _, k := range slices.Sorted(maps.Keys(cfg.Header)) {
+	keys := slices.SortedFunc(maps.Keys(cfg.Header), func(a, b string) int {
+		return strings.Compare(http.CanonicalHeaderKey(a), http.CanonicalHeaderKey(b))
+	})
+	for _, k := range keys {
 		name := http.CanonicalHeaderKey(k)
 		for _, v := range cfg.Header[k] {
 			if !validHeader(name, v) {
