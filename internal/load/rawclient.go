@@ -52,7 +52,7 @@ func newRawClient(ctx context.Context, cfg Config, u *url.URL, unique *uniqueVal
 	}
 	c := &rawClient{
 		ctx:     ctx,
-		dialer:  &net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second, Control: dialLoopbackOnly},
+		dialer:  &net.Dialer{Timeout: min(5*time.Second, cfg.Timeout), KeepAlive: 30 * time.Second, Control: dialLoopbackOnly},
 		addr:    net.JoinHostPort(u.Hostname(), port),
 		timeout: cfg.Timeout,
 		head:    cfg.Method == http.MethodHead,

@@ -56,6 +56,9 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	workers := make([]*worker, cfg.Concurrency)
 	for i := range workers {
 		if workers[i], err = newWorker(runCtx, cfg, u, client, &issued); err != nil {
+			for _, w := range workers[:i] {
+				w.sender.close()
+			}
 			return Result{}, err
 		}
 	}
