@@ -1,15 +1,13 @@
 package load
 
 import (
-	"bytes"
 	"context"
-	"crypto/tls"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -40,8 +38,13 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		}
 	}
 
-	client := newClient(cfg)
-	defer client.CloseIdleConnections()
+	// Plain http goes through rawClient, which costs the generator far less
+	// per request; https needs net/http's TLS.
+	var client *http.Client
+	if u.Scheme == "https" {
+		client = newClient(cfg)
+		defer client.CloseIdleConnections()
+	}
 	runCtx := ctx
 	if cfg.Duration > 0 {
 		var cancel context.CancelFunc
@@ -53,6 +56,9 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	workers := make([]*worker, cfg.Concurrency)
 	for i := range workers {
 		if workers[i], err = newWorker(runCtx, cfg, u, client, &issued); err != nil {
+			for _, w := range workers[:i] {
+				w.sender.close()
+			}
 			return Result{}, err
 		}
 	}
@@ -96,39 +102,18 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	return res, nil
 }
 
-// newClient builds a client that keeps one idle connection per worker (so
-// connections are reused rather than redialled), connects to loopback only,
-// ignores proxy settings and does not follow redirects (a redirect is an
-// answer to measure, not a cue to load another URL).
-func newClient(cfg Config) *http.Client {
-	dialer := &net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second, Control: dialLoopbackOnly}
-	tr := &http.Transport{
-		Proxy:               nil,
-		DialContext:         dialer.DialContext,
-		MaxIdleConns:        cfg.Concurrency,
-		MaxIdleConnsPerHost: cfg.Concurrency,
-		MaxConnsPerHost:     cfg.Concurrency, // one connection per worker, never more
-		IdleConnTimeout:     90 * time.Second,
-		TLSHandshakeTimeout: 10 * time.Second,
-		DisableCompression:  true,
-	}
-	if cfg.Insecure {
-		tr.TLSClientConfig = &tls.Config{InsecureSkipVerify: true}
-	}
-	return &http.Client{
-		Transport:     tr,
-		Timeout:       cfg.Timeout,
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-	}
+// sender sends one request and reads its whole answer, so the connection
+// can be reused and the latency includes the body.
+type sender interface {
+	send() (status int, bodyBytes int64, err error)
+	close()
 }
 
 // worker sends one request at a time and keeps its own tallies, merged
 // after the run, so workers share nothing but the request counter.
 type worker struct {
 	ctx         context.Context
-	client      *http.Client
-	base        *http.Request
-	body        []byte
+	sender      sender
 	limit       int64
 	issued      *atomic.Int64
 	latency     *histogram
@@ -136,36 +121,45 @@ type worker struct {
 	errors      int64
 	errorCounts map[string]int64
 	bytes       int64
-	unique      string // UniqueParam
-	id          uint64 // distinguishes workers' unique values
-	seq         uint64
 }
+
+// uniqueValues makes a worker's UniqueParam values: the worker's number in
+// the high bits, so no two workers (in any run) share one, and a sequence.
+type uniqueValues struct{ id, seq uint64 }
 
 // issuedWorkers numbers workers across runs, so unique values never repeat.
 var issuedWorkers atomic.Uint64
 
+// append appends the next value to b, in base 36 to keep queries short.
+func (u *uniqueValues) append(b []byte) []byte {
+	u.seq++
+	return strconv.AppendUint(b, u.id<<40|u.seq, 36)
+}
+
 func newWorker(ctx context.Context, cfg Config, u *url.URL, client *http.Client, issued *atomic.Int64) (*worker, error) {
-	base, err := http.NewRequestWithContext(ctx, cfg.Method, u.String(), nil)
-	if err != nil {
+	// Checked here for both clients, so a bad method fails the run at once.
+	if _, err := http.NewRequest(cfg.Method, u.String(), nil); err != nil {
 		return nil, fmt.Errorf("bad request: %w", err)
 	}
-	for k, vs := range cfg.Header {
-		if http.CanonicalHeaderKey(k) == "Host" {
-			if len(vs) > 0 {
-				base.Host = vs[0]
-			}
-			continue
-		}
-		base.Header[http.CanonicalHeaderKey(k)] = append([]string(nil), vs...)
+	unique := &uniqueValues{id: issuedWorkers.Add(1)}
+	var s sender
+	var err error
+	if client != nil {
+		s, err = newStdClient(ctx, cfg, u, client, unique)
+	} else {
+		s, err = newRawClient(ctx, cfg, u, unique)
+	}
+	if err != nil {
+		return nil, err
 	}
 	return &worker{
-		ctx: ctx, client: client, base: base, body: cfg.Body, unique: cfg.UniqueParam, id: issuedWorkers.Add(1),
-		limit: int64(cfg.Requests), issued: issued,
+		ctx: ctx, sender: s, limit: int64(cfg.Requests), issued: issued,
 		latency: newHistogram(), status: map[int]int64{},
 	}, nil
 }
 
 func (w *worker) run() {
+	defer w.sender.close()
 	for {
 		if w.limit > 0 && w.issued.Add(1) > w.limit {
 			return
@@ -174,7 +168,7 @@ func (w *worker) run() {
 			return
 		}
 		start := time.Now()
-		code, n, err := w.do()
+		code, n, err := w.sender.send()
 		if err != nil {
 			if w.ctx.Err() != nil {
 				// Cut off by the end of the run: neither an answer nor a
@@ -191,48 +185,20 @@ func (w *worker) run() {
 	}
 }
 
-// do sends one request and reads the whole answer, so the connection can
-// be reused and the latency includes the body.
-func (w *worker) do() (int, int64, error) {
-	// A shallow copy is enough: the transport only reads the request, and
-	// the shared header map is never written after newWorker.
-	req := new(http.Request)
-	*req = *w.base
-	if w.unique != "" {
-		u := *w.base.URL
-		w.seq++
-		sep := "&"
-		if u.RawQuery == "" {
-			sep = ""
-		}
-		u.RawQuery += sep + w.unique + "=" + strconv.FormatUint(uint64(w.id)<<40|w.seq, 36)
-		req.URL = &u
-	}
-	if len(w.body) > 0 {
-		req.ContentLength = int64(len(w.body))
-		req.Body = io.NopCloser(bytes.NewReader(w.body))
-		// GetBody lets the transport replay the body when a kept-alive
-		// connection turns out to have been closed by the server.
-		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(w.body)), nil }
-	}
-	resp, err := w.client.Do(req)
-	if err != nil {
-		return 0, 0, err
-	}
-	n, err := io.Copy(io.Discard, resp.Body)
-	_ = resp.Body.Close()
-	if err != nil {
-		return 0, 0, err
-	}
-	return resp.StatusCode, n, nil
-}
-
-// errorText drops the "Get "http://…":" prefix the client adds, so errors
-// group by cause.
+// errorText drops the "Get "http://…":" prefix net/http adds and the
+// addresses a net.OpError quotes (the local port differs on every
+// connection), so errors group by cause.
 func errorText(err error) string {
 	var ue *url.Error
 	if errors.As(err, &ue) {
 		err = ue.Err
+	}
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		return "timeout"
+	}
+	var op *net.OpError
+	if errors.As(err, &op) {
+		return op.Op + ": " + op.Err.Error()
 	}
 	return err.Error()
 }

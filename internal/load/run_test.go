@@ -214,6 +214,8 @@ func TestRunRefuses(t *testing.T) {
 		{"too wide", Config{URL: "http://127.0.0.1/", Requests: 1, Concurrency: MaxConcurrency + 1}, "concurrency"},
 		{"bad timeout", Config{URL: "http://127.0.0.1/", Requests: 1, Timeout: -1}, "timeout"},
 		{"bad method", Config{URL: "http://127.0.0.1/", Requests: 1, Method: "GET X"}, "method"},
+		{"header value", Config{URL: "http://127.0.0.1/", Requests: 1, Header: http.Header{"X": {"a\r\nb"}}}, "header"},
+		{"header name", Config{URL: "http://127.0.0.1/", Requests: 1, Header: http.Header{"X Y": {"a"}}}, "header"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
