@@ -80,6 +80,7 @@ type strategy struct {
 	ids       stringSet      // userWithId
 	prefixes  []netip.Prefix // remoteAddress
 	addrs     []string       // remoteAddress entries, for exact matches of non-IP values
+	remote    field          // remoteAddress: the context's address, kept in a slot
 	hostnames []string       // applicationHostname, lower-cased
 	custom    CustomStrategy
 	params    map[string]string // custom strategies see their raw parameters
@@ -117,6 +118,7 @@ func compileStrategy(flagName string, s clientapi.Strategy, segments map[int][]c
 		}
 		cs.sticky = parseStickiness(p["stickiness"])
 	case stratRemoteAddress:
+		cs.remote = fieldOf("remoteAddress")
 		cs.addrs = splitList(p["IPs"])
 		cs.prefixes = parsePrefixes(cs.addrs)
 	case stratApplicationHostname:
@@ -165,7 +167,7 @@ func (s *strategy) isOn(ctx *Context, e *run) bool {
 	case stratFlexibleRollout:
 		return s.flexible(ctx, e)
 	case stratRemoteAddress:
-		return s.remoteAddress(ctx.RemoteAddress)
+		return s.remoteAddress(e.slot(ctx, &s.remote))
 	case stratApplicationHostname:
 		for _, h := range s.hostnames {
 			if h == e.env.hostname {
@@ -210,14 +212,17 @@ func (s *strategy) flexible(ctx *Context, e *run) bool {
 	return sv.present && s.rollout(sv.value)
 }
 
-func (s *strategy) remoteAddress(addr string) bool {
-	if addr == "" {
+// remoteAddress matches the context's address exactly against the listed
+// entries (which need not be IP addresses), then against the listed blocks.
+func (s *strategy) remoteAddress(sv *slotValue) bool {
+	if !sv.present {
 		return false
 	}
 	for _, a := range s.addrs {
-		if a == addr {
+		if a == sv.value {
 			return true
 		}
 	}
-	return inPrefixes(s.prefixes, addr)
+	addr, ok := sv.ip()
+	return ok && inPrefixes(s.prefixes, addr)
 }
