@@ -27,6 +27,7 @@ type flag struct {
 	// default (or by having none) without parents or variants to pick.
 	fixed          *Result
 	name           string
+	index          int32 // position in Snapshot.flags
 	enabled        bool
 	impressionData bool
 	strategies     []strategy
@@ -79,6 +80,7 @@ func Compile(payload *clientapi.Features, opts Options) *Snapshot {
 	}
 	s.byName = make(map[string]*flag, len(s.flags))
 	for i := range s.flags {
+		s.flags[i].index = int32(i)
 		s.byName[s.flags[i].name] = &s.flags[i]
 	}
 	// Dependencies are resolved once all flags exist. With duplicate names
@@ -161,7 +163,7 @@ func (s *Snapshot) Names() []string {
 
 // fixedResult is f's result when no context can change it.
 func fixedResult(f *flag) (Result, bool) {
-	r := Result{Name: f.name, Found: true, ImpressionData: f.impressionData, Variant: Variant{Name: DisabledVariant}}
+	r := Result{Name: f.name, Index: f.index, Found: true, ImpressionData: f.impressionData, Variant: Variant{Name: DisabledVariant}}
 	if !f.enabled {
 		return r, true
 	}
