@@ -146,7 +146,7 @@ func (s *Snapshot) assignSlots() {
 			}
 			assign(&st.sticky.field)
 			if st.kind == stratRemoteAddress {
-				assign(&st.remote)
+				assign(&st.more.remote)
 			}
 			variants(&st.variants)
 		}

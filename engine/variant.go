@@ -7,7 +7,6 @@ import "github.com/signalbox/signalbox/clientapi"
 type variantSet struct {
 	variants []variant
 	total    uint32
-	group    string
 	hash     hashPrefix // "group:" hashed with the variant seed
 	sticky   stickiness
 }
@@ -25,7 +24,7 @@ type override struct {
 }
 
 func compileVariants(list []clientapi.Variant, group string, sticky stickiness) variantSet {
-	vs := variantSet{group: group, hash: newHashPrefix(group, variantSeed), sticky: sticky}
+	vs := variantSet{hash: newHashPrefix(group, variantSeed), sticky: sticky}
 	for _, v := range list {
 		cv := variant{name: v.Name, payload: v.Payload}
 		if v.Weight > 0 {
