@@ -20,7 +20,7 @@ func TestAppendTogglesMatchesEncodingJSON(t *testing.T) {
 		{Name: "ctl\x01\u2028", Found: true, Enabled: true, Variant: engine.Variant{Name: "x", Enabled: true, FeatureEnabled: true,
 			Payload: &clientapi.Payload{Type: "string", Value: ""}}},
 	}
-	got, etag := appendToggles(nil, results, nil)
+	got, etag := appendToggles(nil, results, nil, false)
 	if etag != weakETag(got) {
 		t.Errorf("without pieces the tag is %s, want the bytes' %s", etag, weakETag(got))
 	}
@@ -40,7 +40,7 @@ func TestAppendTogglesMatchesEncodingJSON(t *testing.T) {
 	if !bytes.Equal(got, wantJSON) {
 		t.Errorf("appendToggles and encoding/json differ:\n got %s\nwant %s", got, wantJSON)
 	}
-	if empty, _ := appendToggles(nil, nil, nil); string(empty) != `{"toggles":[]}` {
+	if empty, _ := appendToggles(nil, nil, nil, false); string(empty) != `{"toggles":[]}` {
 		t.Errorf("empty list: %s", empty)
 	}
 }

@@ -45,6 +45,8 @@ const (
 	variantOff        = `{"name":"disabled","enabled":false,"feature_enabled":false,"featureEnabled":false}`
 	variantOnNoneLeft = `{"name":"disabled","enabled":false,"feature_enabled":true,"featureEnabled":true}`
 	enabledTrue       = `true,"variant":`
+	// onNoneLeft is the commonest middle: on, without a variant.
+	onNoneLeft        = enabledTrue + variantOnNoneLeft
 	enabledFalse      = `false,"variant":`
 	closeImpression   = `,"impressionData":true}`
 	closeNoImpression = `,"impressionData":false}`
@@ -145,11 +147,13 @@ func appendVariant(b []byte, name string, pl *clientapi.Payload) []byte {
 	return append(b, `,"enabled":true,"feature_enabled":true,"featureEnabled":true}`...)
 }
 
-// appendToggles appends {"toggles":[...]} for results and returns the
-// answer's ETag. Toggles are encoded from p's pieces (p may be nil); the
-// tag is the pieces' hash when every toggle had pieces, else weakETag of
-// the bytes.
-func appendToggles(b []byte, results []engine.Result, p *pieces) ([]byte, string) {
+// appendToggles appends {"toggles":[...]} for results, only those
+// enabled when onlyEnabled, and returns the answer's ETag. Toggles are
+// encoded from p's pieces (p may be nil); the tag is the pieces' hash when
+// every toggle had pieces, else weakETag of the bytes. (Leaving out the
+// disabled flags here, rather than with engine's EvaluateEnabled, saves
+// copying the results of the enabled ones.)
+func appendToggles(b []byte, results []engine.Result, p *pieces, onlyEnabled bool) ([]byte, string) {
 	start := len(b)
 	b = append(b, `{"toggles":[`...)
 	var t tagger
@@ -157,10 +161,15 @@ func appendToggles(b []byte, results []engine.Result, p *pieces) ([]byte, string
 	if exact {
 		t.h.SetSeed(p.seed)
 	}
+	first := true
 	for i := range results {
-		if i > 0 {
+		if onlyEnabled && !results[i].Enabled {
+			continue
+		}
+		if !first {
 			b = append(b, ',')
 		}
+		first = false
 		if exact {
 			var code uint64
 			var ok bool
@@ -193,12 +202,16 @@ func (p *pieces) appendToggle(b []byte, r *engine.Result) (_ []byte, code uint64
 		return b, 0, false
 	}
 	b = append(b, f.open...)
-	if r.Enabled {
+	switch {
+	case r.Enabled && variant == codeVariantOnNoneLeft:
+		b = append(b, onNoneLeft...)
+	case r.Enabled:
 		b = append(b, enabledTrue...)
-	} else {
+		b = append(b, venc...)
+	default:
 		b = append(b, enabledFalse...)
+		b = append(b, venc...)
 	}
-	b = append(b, venc...)
 	if r.ImpressionData {
 		b = append(b, closeImpression...)
 	} else {

@@ -60,7 +60,8 @@ func pieceContexts(n int) []engine.Context {
 // TestPiecesEncodeLikeTheGeneralForm: every toggle of every answer, all
 // flags or enabled ones, is written from the pieces, byte for byte as the
 // general encoder (checked against encoding/json in encode_test.go) writes
-// it.
+// it; and the enabled flags picked from all results are the engine's
+// EvaluateEnabled list, with the same stability.
 func TestPiecesEncodeLikeTheGeneralForm(t *testing.T) {
 	payloads := map[string]*clientapi.Features{"edge cases": piecesPayload(), "fixture": fixture.Features(300, 4)}
 	for name, payload := range payloads {
@@ -73,7 +74,15 @@ func TestPiecesEncodeLikeTheGeneralForm(t *testing.T) {
 		}
 		for ci := range contexts {
 			all := snap.EvaluateAll(&contexts[ci], nil)
-			enabled, _, _ := snap.EvaluateEnabled(&contexts[ci], nil)
+			enabled, volatile, window := snap.EvaluateEnabled(&contexts[ci], nil)
+			// The Writer lists the enabled flags of all the results.
+			only, _ := appendToggles(nil, all, p, true)
+			if want, _ := appendToggles(nil, enabled, nil, false); string(only) != string(want) {
+				t.Fatalf("%s, context %d: enabled flags of all results differ from EvaluateEnabled's:\n%s\n%s", name, ci, only, want)
+			}
+			if v, w := stability(all); v != volatile || w != window {
+				t.Fatalf("%s, context %d: stability of all results %v %v, EvaluateEnabled's %v %v", name, ci, v, w, volatile, window)
+			}
 			for _, results := range [][]engine.Result{all, enabled} {
 				for k := range results {
 					got, _, ok := p.appendToggle(nil, &results[k])
@@ -81,8 +90,8 @@ func TestPiecesEncodeLikeTheGeneralForm(t *testing.T) {
 						t.Fatalf("%s, context %d, %q: from pieces (%v) %s, want %s", name, ci, results[k].Name, ok, got, want)
 					}
 				}
-				got, _ := appendToggles(nil, results, p)
-				if want, _ := appendToggles(nil, results, nil); string(got) != string(want) {
+				got, _ := appendToggles(nil, results, p, false)
+				if want, _ := appendToggles(nil, results, nil, false); string(got) != string(want) {
 					t.Fatalf("%s, context %d: answers differ:\n%s\n%s", name, ci, got, want)
 				}
 			}
@@ -105,8 +114,8 @@ func TestPiecesLeaveUnknownResultsToTheGeneralForm(t *testing.T) {
 		if _, _, ok := p.appendToggle(nil, &r); ok {
 			t.Errorf("%+v: written from pieces", r)
 		}
-		body, etag := appendToggles(nil, []engine.Result{plain, r}, p)
-		if want, _ := appendToggles(nil, []engine.Result{plain, r}, nil); string(body) != string(want) || etag != weakETag(body) {
+		body, etag := appendToggles(nil, []engine.Result{plain, r}, p, false)
+		if want, _ := appendToggles(nil, []engine.Result{plain, r}, nil, false); string(body) != string(want) || etag != weakETag(body) {
 			t.Errorf("%+v: %s with tag %s; want %s with %s", r, body, etag, want, weakETag(body))
 		}
 	}
@@ -163,8 +172,8 @@ func TestAnswerTagIsKeyedPerConfiguration(t *testing.T) {
 	payload := piecesPayload()
 	snap := engine.Compile(payload, engine.Options{})
 	results := snap.EvaluateAll(&engine.Context{UserID: "u1"}, nil)
-	a, tagA := appendToggles(nil, results, newPieces(snap, payload))
-	b, tagB := appendToggles(nil, results, newPieces(snap, payload))
+	a, tagA := appendToggles(nil, results, newPieces(snap, payload), false)
+	b, tagB := appendToggles(nil, results, newPieces(snap, payload), false)
 	if string(a) != string(b) || tagA == tagB {
 		t.Errorf("same bytes %v, tags %s and %s", string(a) == string(b), tagA, tagB)
 	}

@@ -59,6 +59,7 @@ func (a *Writer) WriteCounting(w http.ResponseWriter, r *http.Request, ctx *engi
 	results := *rp
 	volatile := false
 	var window engine.Window
+	onlyEnabled := false
 	switch {
 	case len(names) > 0:
 		for _, name := range names {
@@ -67,15 +68,16 @@ func (a *Writer) WriteCounting(w http.ResponseWriter, r *http.Request, ctx *engi
 		if count != nil {
 			count(results)
 		}
-	case all:
+	default:
+		// Every flag, listed or not, decides whether the answer may be
+		// kept: a flag left out by a random draw or a date counts too.
 		results = a.snap.EvaluateAll(ctx, results)
 		volatile, window = stability(results)
-	default:
-		results, volatile, window = a.snap.EvaluateEnabled(ctx, results)
+		onlyEnabled = !all
 	}
 	bp := getBuf()
 	var etag string
-	*bp, etag = appendToggles((*bp)[:0], results, a.pieces)
+	*bp, etag = appendToggles((*bp)[:0], results, a.pieces, onlyEnabled)
 	if key != "" && !volatile {
 		a.cache.put(key, *bp, etag, window)
 	}
