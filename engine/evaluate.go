@@ -142,9 +142,9 @@ func (s *Snapshot) variantFor(f *flag, winner *strategy, on bool, ctx *Context, 
 	if !on {
 		return Variant{Name: DisabledVariant}
 	}
-	vs := &f.variants
-	if winner != nil && len(winner.variants.variants) > 0 {
-		vs = &winner.variants
+	vs := f.variants
+	if winner != nil && !winner.variants.empty() {
+		vs = winner.variants
 	}
 	v := vs.pick(ctx, e)
 	if v == nil {

@@ -129,6 +129,9 @@ func (s *Snapshot) assignSlots() {
 		f.slot = n
 	}
 	variants := func(vs *variantSet) {
+		if vs == nil {
+			return
+		}
 		assign(&vs.sticky.field)
 		for i := range vs.variants {
 			for j := range vs.variants[i].overrides {
@@ -138,7 +141,7 @@ func (s *Snapshot) assignSlots() {
 	}
 	for i := range s.flags {
 		f := &s.flags[i]
-		variants(&f.variants)
+		variants(f.variants)
 		for j := range f.strategies {
 			st := &f.strategies[j]
 			for k := range st.constraints {
@@ -148,7 +151,7 @@ func (s *Snapshot) assignSlots() {
 			if st.kind == stratRemoteAddress {
 				assign(&st.more.remote)
 			}
-			variants(&st.variants)
+			variants(st.variants)
 		}
 	}
 	s.slotCount = len(numbers)

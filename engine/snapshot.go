@@ -32,7 +32,7 @@ type flag struct {
 	impressionData bool
 	strategies     []strategy
 	deps           []dependency
-	variants       variantSet
+	variants       *variantSet // nil when the flag has none, as most do
 }
 
 type dependency struct {
@@ -199,17 +199,17 @@ func fixedResult(f *flag) (Result, bool) {
 	if len(f.deps) > 0 {
 		return r, false
 	}
-	variants := &f.variants
+	variants := f.variants
 	if len(f.strategies) > 0 {
 		first := &f.strategies[0]
 		if first.kind != stratDefault || first.off || len(first.constraints) > 0 {
 			return r, false
 		}
-		if len(first.variants.variants) > 0 {
-			variants = &first.variants
+		if !first.variants.empty() {
+			variants = first.variants
 		}
 	}
-	if len(variants.variants) > 0 {
+	if !variants.empty() {
 		return r, false
 	}
 	r.Enabled, r.Variant.FeatureEnabled = true, true

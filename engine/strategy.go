@@ -77,7 +77,7 @@ type strategy struct {
 	percentage  float64    // gradual*, flexibleRollout
 	groupHash   hashPrefix // "groupId:" hashed with the rollout seed
 	sticky      stickiness
-	variants    variantSet
+	variants    *variantSet   // nil when the strategy has none
 	more        *strategyMore // remoteAddress, applicationHostname, custom
 }
 
