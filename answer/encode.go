@@ -46,30 +46,6 @@ func putResults(r *[]engine.Result) {
 	resultsPool.Put(r)
 }
 
-// payloadCache holds the encoded `,"payload":{...}` member of every variant
-// payload of a configuration, keyed by the payload's address: payloads are
-// JSON documents full of quotes, the slowest thing to escape, and they
-// never change within a snapshot. A payload not found is encoded afresh.
-type payloadCache map[*clientapi.Payload][]byte
-
-func newPayloadCache(f *clientapi.Features) payloadCache {
-	c := payloadCache{}
-	add := func(vs []clientapi.Variant) {
-		for _, v := range vs {
-			if v.Payload != nil {
-				c[v.Payload] = appendPayload(nil, v.Payload)
-			}
-		}
-	}
-	for i := range f.Features {
-		add(f.Features[i].Variants)
-		for j := range f.Features[i].Strategies {
-			add(f.Features[i].Strategies[j].Variants)
-		}
-	}
-	return c
-}
-
 func appendPayload(b []byte, pl *clientapi.Payload) []byte {
 	b = append(b, `,"payload":{"type":`...)
 	b = appendString(b, pl.Type)
@@ -78,20 +54,10 @@ func appendPayload(b []byte, pl *clientapi.Payload) []byte {
 	return append(b, '}')
 }
 
-// appendToggles appends {"toggles":[...]} for results.
-func appendToggles(b []byte, results []engine.Result, payloads payloadCache) []byte {
-	b = append(b, `{"toggles":[`...)
-	for i := range results {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = appendToggle(b, &results[i], payloads)
-	}
-	return append(b, "]}"...)
-}
-
 // appendToggle appends one clientapi.ToggleResult.
-func appendToggle(b []byte, r *engine.Result, payloads payloadCache) []byte {
+// Answers are written from a configuration's pieces (pieces.go); this is
+// the general form, for results the pieces do not know.
+func appendToggle(b []byte, r *engine.Result) []byte {
 	b = append(b, `{"name":`...)
 	b = appendString(b, r.Name)
 	b = append(b, `,"enabled":`...)
@@ -101,11 +67,7 @@ func appendToggle(b []byte, r *engine.Result, payloads payloadCache) []byte {
 	b = append(b, `,"variant":{"name":`...)
 	b = appendString(b, r.Variant.Name)
 	if pl := r.Variant.Payload; pl != nil {
-		if enc, ok := payloads[pl]; ok {
-			b = append(b, enc...)
-		} else {
-			b = appendPayload(b, pl)
-		}
+		b = appendPayload(b, pl)
 	}
 	b = append(b, `,"enabled":`...)
 	b = strconv.AppendBool(b, r.Variant.Enabled)
@@ -204,7 +166,9 @@ func plain8(s string) bool {
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
-// weakETag is W/"<length>-<hash>" over body, the shape Express sends. Two
+// weakETag is W/"<length>-<hash>" over body, the shape Express sends,
+// for answers that are not toggles lists of one configuration (those are
+// tagged from their results, see tagger). Two
 // hardware-accelerated CRC-32s (64 bits together) are used instead of a
 // cryptographic hash: the tag only has to change when the answer does, and
 // hashing 277 KB with SHA-1 would cost more than building it.

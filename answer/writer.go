@@ -17,20 +17,20 @@ import (
 )
 
 // Writer evaluates frontend requests for one configuration and writes the
-// toggles answer: evaluation from the snapshot, hand-written JSON with
-// pre-encoded variant payloads, and the per-context answer cache. Keep one
-// per configuration; it is safe for concurrent use.
+// toggles answer: evaluation from the snapshot, hand-written JSON from
+// pieces encoded once per configuration, and the per-context answer
+// cache. Keep one per configuration; it is safe for concurrent use.
 type Writer struct {
-	snap     *engine.Snapshot
-	payloads payloadCache
-	cache    *answerCache
+	snap   *engine.Snapshot
+	pieces *pieces
+	cache  *answerCache
 }
 
 // New prepares answers for snap, compiled from payload, with an answer
 // cache bounded to cacheBytes (0 keeps no answers). Kept answers expire by
 // the snapshot's clock (engine.Options.Now).
 func New(snap *engine.Snapshot, payload *clientapi.Features, cacheBytes int64) *Writer {
-	return &Writer{snap: snap, payloads: newPayloadCache(payload), cache: newAnswerCache(cacheBytes, snap.Now)}
+	return &Writer{snap: snap, pieces: newPieces(snap, payload), cache: newAnswerCache(cacheBytes, snap.Now)}
 }
 
 // CachedAnswers is how many answers the cache holds.
@@ -59,6 +59,7 @@ func (a *Writer) WriteCounting(w http.ResponseWriter, r *http.Request, ctx *engi
 	results := *rp
 	volatile := false
 	var window engine.Window
+	onlyEnabled := false
 	switch {
 	case len(names) > 0:
 		for _, name := range names {
@@ -67,15 +68,16 @@ func (a *Writer) WriteCounting(w http.ResponseWriter, r *http.Request, ctx *engi
 		if count != nil {
 			count(results)
 		}
-	case all:
+	default:
+		// Every flag, listed or not, decides whether the answer may be
+		// kept: a flag left out by a random draw or a date counts too.
 		results = a.snap.EvaluateAll(ctx, results)
 		volatile, window = stability(results)
-	default:
-		results, volatile, window = a.snap.EvaluateEnabled(ctx, results)
+		onlyEnabled = !all
 	}
 	bp := getBuf()
-	*bp = appendToggles((*bp)[:0], results, a.payloads)
-	etag := weakETag(*bp)
+	var etag string
+	*bp, etag = appendToggles((*bp)[:0], results, a.pieces, onlyEnabled)
 	if key != "" && !volatile {
 		a.cache.put(key, *bp, etag, window)
 	}
@@ -89,7 +91,11 @@ func (a *Writer) WriteCounting(w http.ResponseWriter, r *http.Request, ctx *engi
 // the single-flag path answers each request afresh.
 func (a *Writer) WriteToggle(w http.ResponseWriter, r *http.Request, res *engine.Result) {
 	bp := getBuf()
-	*bp = appendToggle((*bp)[:0], res, a.payloads)
+	b, _, ok := a.pieces.appendToggle((*bp)[:0], res)
+	if !ok {
+		b = appendToggle(b, res)
+	}
+	*bp = b
 	WriteJSON(w, r, *bp, false)
 	putBuf(bp)
 }

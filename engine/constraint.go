@@ -141,12 +141,18 @@ func parsePrefixes(entries []string) []netip.Prefix {
 	return out
 }
 
-func inPrefixes(prefixes []netip.Prefix, value string) bool {
+// parseIP reads a context value as an IP address; a zone is dropped, as
+// CIDR blocks have none.
+func parseIP(value string) (netip.Addr, bool) {
 	addr, err := netip.ParseAddr(strings.TrimSpace(value))
 	if err != nil {
-		return false
+		return netip.Addr{}, false
 	}
-	addr = addr.WithZone("")
+	return addr.WithZone(""), true
+}
+
+// inPrefixes reports whether addr, from parseIP, is in one of prefixes.
+func inPrefixes(prefixes []netip.Prefix, addr netip.Addr) bool {
 	for _, p := range prefixes {
 		if p.Contains(addr) {
 			return true
@@ -192,7 +198,8 @@ func (c *constraint) test(ctx *Context, env *run) bool {
 	case opRegex:
 		return c.re.MatchString(v)
 	case opInCIDR:
-		return inPrefixes(c.prefixes, v)
+		addr, ok := sv.ip()
+		return ok && inPrefixes(c.prefixes, addr)
 	}
 	return false
 }

@@ -21,9 +21,9 @@ type Context struct {
 
 // field identifies where a constraint, override or stickiness reads its value.
 type field struct {
-	kind fieldKind
 	name string // property name when kind is fieldProperty
 	slot uint32 // where an evaluation keeps its value (see slots.go)
+	kind fieldKind
 }
 
 type fieldKind uint8

@@ -21,6 +21,10 @@ type Result struct {
 	// every instant of it. An answer may be kept only as long as its
 	// window holds.
 	Window Window
+	// Index is the flag's position in payload order (as in Names), -1 for
+	// a flag the snapshot does not know: callers that keep something per
+	// flag, like pre-encoded answer pieces, find it without a lookup by name.
+	Index int32
 	// Found is false for a flag the snapshot does not know.
 	Found          bool
 	Enabled        bool
@@ -60,7 +64,7 @@ func (s *Snapshot) IsEnabled(name string, ctx *Context) bool {
 func (s *Snapshot) Evaluate(name string, ctx *Context) (r Result) {
 	f, ok := s.byName[name]
 	if !ok {
-		return Result{Name: name, Variant: Variant{Name: DisabledVariant}}
+		return Result{Name: name, Index: -1, Variant: Variant{Name: DisabledVariant}}
 	}
 	var slot [1]slotValue
 	e := s.scratchRun(&slot)
@@ -128,7 +132,7 @@ func (s *Snapshot) resultInto(r *Result, f *flag, ctx *Context, e *run) {
 	}
 	e.volatile, e.window = false, Window{}
 	on, winner := s.eval(f, ctx, e)
-	r.Name, r.Found, r.Enabled, r.ImpressionData = f.name, true, on, f.impressionData
+	r.Name, r.Index, r.Found, r.Enabled, r.ImpressionData = f.name, f.index, true, on, f.impressionData
 	r.Variant = s.variantFor(f, winner, on, ctx, e)
 	r.Volatile = e.volatile
 	r.Window = e.window
@@ -138,9 +142,9 @@ func (s *Snapshot) variantFor(f *flag, winner *strategy, on bool, ctx *Context, 
 	if !on {
 		return Variant{Name: DisabledVariant}
 	}
-	vs := &f.variants
-	if winner != nil && len(winner.variants.variants) > 0 {
-		vs = &winner.variants
+	vs := f.variants
+	if winner != nil && !winner.variants.empty() {
+		vs = winner.variants
 	}
 	v := vs.pick(ctx, e)
 	if v == nil {

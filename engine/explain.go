@@ -198,7 +198,7 @@ func (s *Snapshot) Explain(name string, ctx *Context) Explanation {
 	x.Variant = s.variantFor(f, winner, x.Enabled, ctx, &e)
 	for i := range f.strategies {
 		st, se := &f.strategies[i], &x.Strategies[i]
-		if se.Result != OutcomeTrue || len(st.variants.variants) == 0 {
+		if se.Result != OutcomeTrue || st.variants.empty() {
 			continue
 		}
 		var v Variant

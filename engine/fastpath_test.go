@@ -24,7 +24,16 @@ func TestFastPathsAgree(t *testing.T) {
 	for i := range stackSlots + 4 {
 		manyCtx.Properties[fmt.Sprint("prop", i)] = fmt.Sprint(i)
 	}
-	payloads := map[string]*clientapi.Features{"fixture": fixture.Features(600, 5), "many fields": many}
+	// Addresses: remoteAddress strategies and IN_CIDR constraints share
+	// the context's parsed address within a run.
+	addresses := &clientapi.Features{Version: 2}
+	for i, ips := range []string{"10.0.0.0/8", "gateway", "192.168.1.7,2001:db8::/32", "10.0.0.1", "::/0", "bad, 10.0.0.0/31"} {
+		addresses.Features = append(addresses.Features,
+			clientapi.Feature{Name: fmt.Sprint("ra", i), Enabled: true, Strategies: []clientapi.Strategy{{Name: "remoteAddress", Parameters: clientapi.Parameters{"IPs": ips}}}},
+			clientapi.Feature{Name: fmt.Sprint("cidr", i), Enabled: true, Strategies: []clientapi.Strategy{{Name: "default", Constraints: []clientapi.Constraint{
+				{ContextName: "remoteAddress", Operator: "IN_CIDR", Values: splitList(ips)}}}}})
+	}
+	payloads := map[string]*clientapi.Features{"fixture": fixture.Features(600, 5), "many fields": many, "addresses": addresses}
 	for name, payload := range payloads {
 		snap := Compile(payload, Options{Rand: func(int) int { return 0 }})
 		fixed := 0
@@ -38,6 +47,9 @@ func TestFastPathsAgree(t *testing.T) {
 			plain.flags[i].fixed = nil
 		}
 		contexts := []Context{{}, manyCtx}
+		for _, addr := range []string{"10.0.0.1", "gateway", "2001:db8::1", "fe80::1%eth0", " 192.168.1.7", "not an address"} {
+			contexts = append(contexts, Context{RemoteAddress: addr})
+		}
 		for i := range 12 {
 			wc := fixture.Context(i)
 			contexts = append(contexts, ContextFromWire(&wc))

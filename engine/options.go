@@ -84,6 +84,12 @@ type run struct {
 	volatile bool
 	// window narrows with every DATE constraint that read the clock.
 	window Window
+	// clock is the run's one reading of env.now: every DATE constraint of
+	// an evaluation compares against the same instant (a consistent answer),
+	// and at thousands of flags reading the clock for each would cost more
+	// than the comparisons.
+	clock    time.Time
+	clockSet bool
 }
 
 func (r *run) randomIn(n uint32) uint32 {
@@ -91,8 +97,13 @@ func (r *run) randomIn(n uint32) uint32 {
 	return r.env.randomIn(n)
 }
 
+// now is the instant DATE constraints without a context time compare
+// against: the clock read on first use and kept for the rest of the run.
 func (r *run) now() time.Time {
-	return r.env.now()
+	if !r.clockSet {
+		r.clock, r.clockSet = r.env.now(), true
+	}
+	return r.clock
 }
 
 // randomIn returns a uniformly random value in 1..n.

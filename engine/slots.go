@@ -1,6 +1,9 @@
 package engine
 
-import "sync"
+import (
+	"net/netip"
+	"sync"
+)
 
 // Context fields are resolved once per evaluation. Compile gives every
 // distinct field that a constraint, a stickiness or an override reads a
@@ -17,9 +20,12 @@ type slotValue struct {
 	numOK    bool
 	verDone  bool // ver and verOK are set
 	verOK    bool
+	addrDone bool // addr and addrOK are set
+	addrOK   bool
 	value    string
 	num      float64
 	ver      version
+	addr     netip.Addr
 }
 
 // slot returns the resolved value of f for ctx, the run's context. A
@@ -29,7 +35,7 @@ func (e *run) slot(ctx *Context, f *field) *slotValue {
 	var sv *slotValue
 	if e.scratch {
 		sv = &e.slots[0]
-		sv.resolved, sv.numDone, sv.verDone = false, false, false
+		sv.resolved, sv.numDone, sv.verDone, sv.addrDone = false, false, false, false
 	} else {
 		sv = &e.slots[f.slot]
 	}
@@ -56,6 +62,17 @@ func (sv *slotValue) version() (version, bool) {
 		sv.ver, sv.verOK = parseSemver(sv.value)
 	}
 	return sv.ver, sv.verOK
+}
+
+// ip is the slot's value parsed as an IP address: remoteAddress
+// strategies and IN_CIDR constraints, hundreds in some payloads, then
+// parse the context's address once per evaluation.
+func (sv *slotValue) ip() (netip.Addr, bool) {
+	if !sv.addrDone {
+		sv.addrDone = true
+		sv.addr, sv.addrOK = parseIP(sv.value)
+	}
+	return sv.addr, sv.addrOK
 }
 
 // scratchRun starts the evaluation of one flag, with one slot that is
@@ -112,6 +129,9 @@ func (s *Snapshot) assignSlots() {
 		f.slot = n
 	}
 	variants := func(vs *variantSet) {
+		if vs == nil {
+			return
+		}
 		assign(&vs.sticky.field)
 		for i := range vs.variants {
 			for j := range vs.variants[i].overrides {
@@ -121,14 +141,17 @@ func (s *Snapshot) assignSlots() {
 	}
 	for i := range s.flags {
 		f := &s.flags[i]
-		variants(&f.variants)
+		variants(f.variants)
 		for j := range f.strategies {
 			st := &f.strategies[j]
 			for k := range st.constraints {
 				assign(&st.constraints[k].field)
 			}
 			assign(&st.sticky.field)
-			variants(&st.variants)
+			if st.kind == stratRemoteAddress {
+				assign(&st.more.remote)
+			}
+			variants(st.variants)
 		}
 	}
 	s.slotCount = len(numbers)

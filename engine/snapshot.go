@@ -27,11 +27,12 @@ type flag struct {
 	// default (or by having none) without parents or variants to pick.
 	fixed          *Result
 	name           string
+	index          int32 // position in Snapshot.flags
 	enabled        bool
 	impressionData bool
 	strategies     []strategy
 	deps           []dependency
-	variants       variantSet
+	variants       *variantSet // nil when the flag has none, as most do
 }
 
 type dependency struct {
@@ -79,6 +80,7 @@ func Compile(payload *clientapi.Features, opts Options) *Snapshot {
 	}
 	s.byName = make(map[string]*flag, len(s.flags))
 	for i := range s.flags {
+		s.flags[i].index = int32(i)
 		s.byName[s.flags[i].name] = &s.flags[i]
 	}
 	// Dependencies are resolved once all flags exist. With duplicate names
@@ -105,6 +107,7 @@ func Compile(payload *clientapi.Features, opts Options) *Snapshot {
 			})
 		}
 	}
+	s.packStrategies()
 	s.assignSlots()
 	// The fixed results share one allocation.
 	count := 0
@@ -121,6 +124,34 @@ func Compile(payload *clientapi.Features, opts Options) *Snapshot {
 		}
 	}
 	return s
+}
+
+// packStrategies moves every flag's strategies into one array, in flag
+// order, and their constraints into another. Evaluating all flags then
+// reads both from front to back, which the processor prefetches; compiled
+// one by one they lay scattered over the heap, and at thousands of flags
+// waiting for them was the largest single cost of an evaluation.
+func (s *Snapshot) packStrategies() {
+	nStrategies, nConstraints := 0, 0
+	for i := range s.flags {
+		nStrategies += len(s.flags[i].strategies)
+		for j := range s.flags[i].strategies {
+			nConstraints += len(s.flags[i].strategies[j].constraints)
+		}
+	}
+	strategies := make([]strategy, 0, nStrategies)
+	constraints := make([]constraint, 0, nConstraints)
+	for i := range s.flags {
+		f := &s.flags[i]
+		from := len(strategies)
+		for _, st := range f.strategies {
+			c := len(constraints)
+			constraints = append(constraints, st.constraints...)
+			st.constraints = constraints[c:len(constraints):len(constraints)]
+			strategies = append(strategies, st)
+		}
+		f.strategies = strategies[from:len(strategies):len(strategies)]
+	}
 }
 
 func compileFlag(f clientapi.Feature, segments map[int][]constraint, e *env, warn func(string, ...any)) flag {
@@ -161,24 +192,24 @@ func (s *Snapshot) Names() []string {
 
 // fixedResult is f's result when no context can change it.
 func fixedResult(f *flag) (Result, bool) {
-	r := Result{Name: f.name, Found: true, ImpressionData: f.impressionData, Variant: Variant{Name: DisabledVariant}}
+	r := Result{Name: f.name, Index: f.index, Found: true, ImpressionData: f.impressionData, Variant: Variant{Name: DisabledVariant}}
 	if !f.enabled {
 		return r, true
 	}
 	if len(f.deps) > 0 {
 		return r, false
 	}
-	variants := &f.variants
+	variants := f.variants
 	if len(f.strategies) > 0 {
 		first := &f.strategies[0]
 		if first.kind != stratDefault || first.off || len(first.constraints) > 0 {
 			return r, false
 		}
-		if len(first.variants.variants) > 0 {
-			variants = &first.variants
+		if !first.variants.empty() {
+			variants = first.variants
 		}
 	}
-	if len(variants.variants) > 0 {
+	if !variants.empty() {
 		return r, false
 	}
 	r.Enabled, r.Variant.FeatureEnabled = true, true

@@ -64,22 +64,28 @@ func parseStickiness(s string) stickiness {
 	return stickiness{mode: stickyField, field: fieldOf(s)}
 }
 
-// strategy is a compiled activation strategy.
-// Fields that evaluation reads most come first.
+// strategy is a compiled activation strategy. Evaluating all flags reads
+// the snapshot's strategies one after another (see packStrategies), so
+// the struct is kept small and what the common strategies read comes
+// first; the parameters of rarer ones are behind more.
 type strategy struct {
 	kind        strategyKind
 	off         bool // a referenced segment is missing or an operator unknown
 	pctOK       bool
 	constraints []constraint
+	ids         stringSet  // userWithId
 	percentage  float64    // gradual*, flexibleRollout
-	groupHash   hashPrefix // "groupID:" hashed with the rollout seed
+	groupHash   hashPrefix // "groupId:" hashed with the rollout seed
 	sticky      stickiness
-	variants    variantSet
+	variants    *variantSet   // nil when the strategy has none
+	more        *strategyMore // remoteAddress, applicationHostname, custom
+}
 
-	groupID   string
-	ids       stringSet      // userWithId
+// strategyMore holds the parameters of the less common strategies.
+type strategyMore struct {
 	prefixes  []netip.Prefix // remoteAddress
 	addrs     []string       // remoteAddress entries, for exact matches of non-IP values
+	remote    field          // remoteAddress: the context's address, kept in a slot
 	hostnames []string       // applicationHostname, lower-cased
 	custom    CustomStrategy
 	params    map[string]string // custom strategies see their raw parameters
@@ -104,7 +110,7 @@ func compileStrategy(flagName string, s clientapi.Strategy, segments map[int][]c
 		cs.constraints = append(cs.constraints, seg...)
 	}
 	p := s.Parameters
-	cs.groupID = p["groupId"]
+	groupID := p["groupId"]
 	switch cs.kind {
 	case stratUserWithID:
 		cs.ids = newStringSet(splitList(p["userIds"]))
@@ -112,25 +118,26 @@ func compileStrategy(flagName string, s clientapi.Strategy, segments map[int][]c
 		cs.percentage, cs.pctOK = parsePercentage(p["percentage"])
 	case stratFlexibleRollout:
 		cs.percentage, cs.pctOK = parsePercentage(p["rollout"])
-		if cs.groupID == "" {
-			cs.groupID = flagName
+		if groupID == "" {
+			groupID = flagName
 		}
 		cs.sticky = parseStickiness(p["stickiness"])
 	case stratRemoteAddress:
-		cs.addrs = splitList(p["IPs"])
-		cs.prefixes = parsePrefixes(cs.addrs)
+		addrs := splitList(p["IPs"])
+		cs.more = &strategyMore{remote: fieldOf("remoteAddress"), addrs: addrs, prefixes: parsePrefixes(addrs)}
 	case stratApplicationHostname:
+		cs.more = &strategyMore{}
 		for _, h := range splitList(p["hostNames"]) {
-			cs.hostnames = append(cs.hostnames, strings.ToLower(h))
+			cs.more.hostnames = append(cs.more.hostnames, strings.ToLower(h))
 		}
 	case stratUnknown:
 		if custom, ok := e.custom[s.Name]; ok {
-			cs.kind, cs.custom, cs.params = stratCustom, custom, map[string]string(p)
+			cs.kind, cs.more = stratCustom, &strategyMore{custom: custom, params: map[string]string(p)}
 		} else {
 			warn("flag %q: unknown strategy %q evaluates false", flagName, s.Name)
 		}
 	}
-	cs.groupHash = newHashPrefix(cs.groupID, rolloutSeed)
+	cs.groupHash = newHashPrefix(groupID, rolloutSeed)
 	variantGroup := p["groupId"]
 	if variantGroup == "" {
 		variantGroup = flagName
@@ -165,9 +172,9 @@ func (s *strategy) isOn(ctx *Context, e *run) bool {
 	case stratFlexibleRollout:
 		return s.flexible(ctx, e)
 	case stratRemoteAddress:
-		return s.remoteAddress(ctx.RemoteAddress)
+		return s.remoteAddress(e.slot(ctx, &s.more.remote))
 	case stratApplicationHostname:
-		for _, h := range s.hostnames {
+		for _, h := range s.more.hostnames {
 			if h == e.env.hostname {
 				return true
 			}
@@ -175,7 +182,7 @@ func (s *strategy) isOn(ctx *Context, e *run) bool {
 		return false
 	case stratCustom:
 		e.volatile = true // user code may use randomness or the clock
-		return s.custom.IsEnabled(s.params, ctx)
+		return s.more.custom.IsEnabled(s.more.params, ctx)
 	}
 	return false
 }
@@ -210,14 +217,17 @@ func (s *strategy) flexible(ctx *Context, e *run) bool {
 	return sv.present && s.rollout(sv.value)
 }
 
-func (s *strategy) remoteAddress(addr string) bool {
-	if addr == "" {
+// remoteAddress matches the context's address exactly against the listed
+// entries (which need not be IP addresses), then against the listed blocks.
+func (s *strategy) remoteAddress(sv *slotValue) bool {
+	if !sv.present {
 		return false
 	}
-	for _, a := range s.addrs {
-		if a == addr {
+	for _, a := range s.more.addrs {
+		if a == sv.value {
 			return true
 		}
 	}
-	return inPrefixes(s.prefixes, addr)
+	addr, ok := sv.ip()
+	return ok && inPrefixes(s.more.prefixes, addr)
 }

@@ -7,13 +7,20 @@ import (
 )
 
 // stringSet answers membership for the value lists of IN, NOT_IN, userWithId
-// and overrides. Short lists are scanned (faster than hashing and no map);
-// long ones use a map.
+// and overrides. Short lists are scanned, long ones use a map (see
+// stringSetMapThreshold).
 type stringSet struct {
 	list []string
 	set  map[string]struct{}
 }
 
+// stringSetMapThreshold is the longest list that is scanned.
+// BenchmarkStringSet, with ids of one length that differ only at the end
+// (the worst case for a scan), has a warm map ahead from about 6 entries
+// (8 entries: 8 ns against 12-17 ns). Lists are kept up to 12 anyway: a
+// list needs no allocation of its own, and at thousands of flags, where
+// sets are rarely in the cache, GET /proxy measured no difference between
+// scanning lists of 20 and looking them up in maps.
 const stringSetMapThreshold = 12
 
 func newStringSet(values []string) stringSet {

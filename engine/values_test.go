@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -44,4 +45,37 @@ func FuzzParseDecimal(f *testing.F) {
 			t.Fatalf("parseDecimal(%q) = %v, ParseFloat = %v (%v)", s, got, want, err)
 		}
 	})
+}
+
+// BenchmarkStringSet compares the two forms of a stringSet on both sides
+// of stringSetMapThreshold, with ids that differ only in their last bytes
+// (the worst case for a scan) and a miss of the same length (what most
+// userWithId and IN lookups are).
+func BenchmarkStringSet(b *testing.B) {
+	for _, n := range []int{4, 8, 12, 16, 24, 48} {
+		values := make([]string, n)
+		for i := range values {
+			values[i] = "user-" + strconv.Itoa(1000+i)
+		}
+		m := make(map[string]struct{}, n)
+		for _, v := range values {
+			m[v] = struct{}{}
+		}
+		forms := []struct {
+			name string
+			set  stringSet
+		}{{"scan", stringSet{list: values}}, {"map", stringSet{set: m}}}
+		for _, form := range forms {
+			for _, probe := range []struct{ name, v string }{{"hit", values[n/2]}, {"miss", "user-9999"}} {
+				b.Run(fmt.Sprintf("%d/%s/%s", n, form.name, probe.name), func(b *testing.B) {
+					v := strings.Clone(probe.v) // not the same pointer as the entry
+					for b.Loop() {
+						if form.set.has(v) != (probe.name == "hit") {
+							b.Fatal("wrong answer")
+						}
+					}
+				})
+			}
+		}
+	}
 }

@@ -7,7 +7,6 @@ import "github.com/signalbox/signalbox/clientapi"
 type variantSet struct {
 	variants []variant
 	total    uint32
-	group    string
 	hash     hashPrefix // "group:" hashed with the variant seed
 	sticky   stickiness
 }
@@ -24,8 +23,14 @@ type override struct {
 	values stringSet
 }
 
-func compileVariants(list []clientapi.Variant, group string, sticky stickiness) variantSet {
-	vs := variantSet{group: group, hash: newHashPrefix(group, variantSeed), sticky: sticky}
+// compileVariants compiles a list of variants; an empty list gives nil.
+// (Most flags and strategies have none, and evaluation streams through
+// them: a pointer keeps them small.)
+func compileVariants(list []clientapi.Variant, group string, sticky stickiness) *variantSet {
+	if len(list) == 0 {
+		return nil
+	}
+	vs := &variantSet{hash: newHashPrefix(group, variantSeed), sticky: sticky}
 	for _, v := range list {
 		cv := variant{name: v.Name, payload: v.Payload}
 		if v.Weight > 0 {
@@ -40,11 +45,14 @@ func compileVariants(list []clientapi.Variant, group string, sticky stickiness) 
 	return vs
 }
 
+// empty reports whether the set offers no variant (nil included).
+func (vs *variantSet) empty() bool { return vs == nil || len(vs.variants) == 0 }
+
 // pick returns the variant for ctx, or nil when the list offers none.
 // Overrides win over weights and are checked first, as in the reference
 // engine, so a pinned variant works even when all weights are zero.
 func (vs *variantSet) pick(ctx *Context, e *run) *variant {
-	if len(vs.variants) == 0 {
+	if vs.empty() {
 		return nil
 	}
 	for i := range vs.variants {

@@ -1,9 +1,9 @@
 package engine_test
 
 import (
-	"time"
-
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/signalbox/signalbox/clientapi"
 	"github.com/signalbox/signalbox/engine"
@@ -156,5 +156,42 @@ func TestWindow(t *testing.T) {
 	// A context with currentTime does not read the clock.
 	if w := snap.Evaluate("sale", &engine.Context{CurrentTime: base}).Window; !w.Always() {
 		t.Errorf("currentTime given: window %v, want always", w)
+	}
+}
+
+// TestEvaluationReadsTheClockOnce: every DATE constraint of one evaluation
+// without currentTime, across flags, sees the same reading of the clock,
+// and the answers are those of that instant.
+func TestEvaluationReadsTheClockOnce(t *testing.T) {
+	calls := 0
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	opts := engine.Options{Now: func() time.Time { calls++; return start.Add(time.Duration(calls) * time.Hour) }}
+	dated := func(name, op, value string) clientapi.Feature {
+		return clientapi.Feature{Name: name, Enabled: true, Strategies: []clientapi.Strategy{{Name: "default",
+			Constraints: []clientapi.Constraint{{ContextName: "currentTime", Operator: op, Value: value}}}}}
+	}
+	snap := engine.Compile(&clientapi.Features{Version: 2, Features: []clientapi.Feature{
+		dated("after-0:30", "DATE_AFTER", "2026-01-01T00:30:00Z"),
+		dated("before-1:30", "DATE_BEFORE", "2026-01-01T01:30:00Z"),
+		dated("after-1:30", "DATE_AFTER", "2026-01-01T01:30:00Z"),
+	}}, opts)
+	for _, tc := range []struct {
+		name     string
+		evaluate func() []engine.Result
+	}{
+		{"EvaluateAll", func() []engine.Result { return snap.EvaluateAll(&engine.Context{}, nil) }},
+		{"EvaluateEnabled", func() []engine.Result { r, _, _ := snap.EvaluateEnabled(&engine.Context{}, nil); return r }},
+	} {
+		calls = 0
+		var on []string
+		for _, r := range tc.evaluate() {
+			if r.Enabled {
+				on = append(on, r.Name)
+			}
+		}
+		// The one reading is 01:00: after 00:30 and before 01:30.
+		if calls != 1 || !slices.Equal(on, []string{"after-0:30", "before-1:30"}) {
+			t.Errorf("%s: clock read %d times, flags on %v; want once, [after-0:30 before-1:30]", tc.name, calls, on)
+		}
 	}
 }

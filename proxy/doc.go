@@ -39,9 +39,11 @@
 //     optional trailing slash; a known path with another method is a 404.
 //     /proxy/all checks readiness, then the key (401), then whether it is
 //     enabled (501).
-//   - A weak ETag (length and two CRC-32s of the body) is sent with every
-//     JSON answer; If-None-Match yields 304 on GET and HEAD only, as
-//     Express's freshness check does.
+//   - A weak ETag W/"<length>-<hash>" is sent with every JSON answer: for
+//     a toggles answer the hash is of the evaluation results, keyed per
+//     configuration (see answer/pieces.go), otherwise two CRC-32s of the
+//     body. If-None-Match yields 304 on GET and HEAD only, as Express's
+//     freshness check does. A new configuration changes every answer's tag.
 //   - Answers are not compressed, so the Vary: Accept-Encoding header the
 //     reference sends is kept only for caches' sake.
 //   - Context building: the query's first value of a repeated parameter

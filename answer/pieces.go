@@ -1,0 +1,289 @@
+package answer
+
+import (
+	"encoding/binary"
+	"hash/maphash"
+	"strconv"
+
+	"github.com/signalbox/signalbox/clientapi"
+	"github.com/signalbox/signalbox/engine"
+)
+
+// pieces are a configuration's constant JSON, encoded once when its Writer
+// is built: per flag the opening `{"name":"…","enabled":` and the whole
+// variant object of every variant the flag can answer with, payload
+// included. Encoding a toggle is then a few copies: escaping names and
+// payloads on every request was a fifth of a new-context answer at 5,000
+// flags.
+//
+// The pieces also give answers a cheap exact ETag (see tagger): the
+// encoding of a toggle is fixed by the flag, whether it is on, which
+// piece its variant is and its impression data, so those, hashed, decide
+// the body as surely as its bytes do.
+type pieces struct {
+	flags []flagPieces // by engine.Result.Index
+	// seed keys the ETag hash. It is drawn per configuration, so a client
+	// that sees tags cannot construct two answers that share one.
+	seed maphash.Seed
+}
+
+type flagPieces struct {
+	name     string // the flag's name, to check that a result is this flag's
+	open     string // {"name":"…","enabled":
+	variants []variantPiece
+}
+
+// variantPiece is one variant a flag can pick, as the engine reports it.
+type variantPiece struct {
+	name    string
+	payload *clientapi.Payload
+	enc     string // {"name":"…","payload":{…},"enabled":true,"feature_enabled":true,"featureEnabled":true}
+}
+
+// The variant objects of the "disabled" fallback, and the toggle's ends.
+const (
+	variantOff        = `{"name":"disabled","enabled":false,"feature_enabled":false,"featureEnabled":false}`
+	variantOnNoneLeft = `{"name":"disabled","enabled":false,"feature_enabled":true,"featureEnabled":true}`
+	enabledTrue       = `true,"variant":`
+	// onNoneLeft is the commonest middle: on, without a variant.
+	onNoneLeft        = enabledTrue + variantOnNoneLeft
+	enabledFalse      = `false,"variant":`
+	closeImpression   = `,"impressionData":true}`
+	closeNoImpression = `,"impressionData":false}`
+)
+
+// Variant codes in a toggle's tag: the two fallbacks, then the flag's
+// variant pieces from firstVariantCode on.
+const (
+	codeVariantOff uint64 = iota
+	codeVariantOnNoneLeft
+	firstVariantCode
+)
+
+// newPieces encodes the flags of snap, whose variants and payloads come from
+// payload, the configuration snap was compiled from. A flag missing from
+// payload gets no pieces and its toggles are encoded in full.
+func newPieces(snap *engine.Snapshot, payload *clientapi.Features) *pieces {
+	p := &pieces{seed: maphash.MakeSeed()}
+	features := map[string]*clientapi.Feature{}
+	if payload != nil {
+		for i := range payload.Features {
+			// A later duplicate replaces an earlier one, as in the snapshot.
+			features[payload.Features[i].Name] = &payload.Features[i]
+		}
+	}
+	names := snap.Names()
+	p.flags = make([]flagPieces, len(names))
+	// All pieces share one allocation, in flag order: encoding walks the
+	// flags in that order too.
+	var arena []byte
+	type span struct{ from, to int }
+	opens := make([]span, len(names))
+	var encs []span
+	for i, name := range names {
+		f := &p.flags[i]
+		f.name = name
+		from := len(arena)
+		arena = append(arena, `{"name":`...)
+		arena = appendString(arena, name)
+		arena = append(arena, `,"enabled":`...)
+		opens[i] = span{from, len(arena)}
+		if ft := features[name]; ft != nil {
+			f.variants = collectVariants(ft)
+			for k := range f.variants {
+				from := len(arena)
+				arena = appendVariant(arena, f.variants[k].name, f.variants[k].payload)
+				encs = append(encs, span{from, len(arena)})
+			}
+		}
+	}
+	text := string(arena)
+	k := 0
+	for i := range p.flags {
+		f := &p.flags[i]
+		f.open = text[opens[i].from:opens[i].to]
+		for j := range f.variants {
+			f.variants[j].enc = text[encs[k].from:encs[k].to]
+			k++
+		}
+	}
+	return p
+}
+
+// collectVariants lists the distinct variants of a flag and of its
+// strategies: the engine answers with one of them.
+func collectVariants(ft *clientapi.Feature) []variantPiece {
+	var out []variantPiece
+	add := func(vs []clientapi.Variant) {
+		for _, v := range vs {
+			if !hasVariant(out, v.Name, v.Payload) {
+				out = append(out, variantPiece{name: v.Name, payload: v.Payload})
+			}
+		}
+	}
+	add(ft.Variants)
+	for i := range ft.Strategies {
+		add(ft.Strategies[i].Variants)
+	}
+	return out
+}
+
+func hasVariant(vs []variantPiece, name string, payload *clientapi.Payload) bool {
+	for _, v := range vs {
+		if v.name == name && v.payload == payload {
+			return true
+		}
+	}
+	return false
+}
+
+// appendVariant appends the variant object of a picked variant.
+func appendVariant(b []byte, name string, pl *clientapi.Payload) []byte {
+	b = append(b, `{"name":`...)
+	b = appendString(b, name)
+	if pl != nil {
+		b = appendPayload(b, pl)
+	}
+	return append(b, `,"enabled":true,"feature_enabled":true,"featureEnabled":true}`...)
+}
+
+// appendToggles appends {"toggles":[...]} for results, only those
+// enabled when onlyEnabled, and returns the answer's ETag. Toggles are
+// encoded from p's pieces (p may be nil); the tag is the pieces' hash when
+// every toggle had pieces, else weakETag of the bytes. (Leaving out the
+// disabled flags here, rather than with engine's EvaluateEnabled, saves
+// copying the results of the enabled ones.)
+func appendToggles(b []byte, results []engine.Result, p *pieces, onlyEnabled bool) ([]byte, string) {
+	start := len(b)
+	b = append(b, `{"toggles":[`...)
+	var t tagger
+	exact := p != nil
+	if exact {
+		t.h.SetSeed(p.seed)
+	}
+	first := true
+	for i := range results {
+		if onlyEnabled && !results[i].Enabled {
+			continue
+		}
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		if exact {
+			var code uint64
+			var ok bool
+			if b, code, ok = p.appendToggle(b, &results[i]); ok {
+				t.add(code)
+				continue
+			}
+			exact = false
+		}
+		b = appendToggle(b, &results[i])
+	}
+	b = append(b, "]}"...)
+	if !exact {
+		return b, weakETag(b[start:])
+	}
+	return b, t.etag(len(b) - start)
+}
+
+// appendToggle appends r from the pieces, and returns the toggle's code
+// for the tag; ok is false when r has no pieces (a flag unknown to the
+// configuration, or a variant it does not list) and nothing was appended.
+func (p *pieces) appendToggle(b []byte, r *engine.Result) (_ []byte, code uint64, ok bool) {
+	i := int(r.Index)
+	if i < 0 || i >= len(p.flags) || p.flags[i].name != r.Name {
+		return b, 0, false
+	}
+	f := &p.flags[i]
+	variant, venc, ok := f.variant(&r.Variant)
+	if !ok {
+		return b, 0, false
+	}
+	b = append(b, f.open...)
+	switch {
+	case r.Enabled && variant == codeVariantOnNoneLeft:
+		b = append(b, onNoneLeft...)
+	case r.Enabled:
+		b = append(b, enabledTrue...)
+		b = append(b, venc...)
+	default:
+		b = append(b, enabledFalse...)
+		b = append(b, venc...)
+	}
+	if r.ImpressionData {
+		b = append(b, closeImpression...)
+	} else {
+		b = append(b, closeNoImpression...)
+	}
+	// The flag, its variant and two bits: all that decides the bytes.
+	code = uint64(i)<<32 | variant<<2 | b2u(r.Enabled)<<1 | b2u(r.ImpressionData)
+	return b, code, true
+}
+
+// variant finds the encoded variant object of v and its code.
+func (f *flagPieces) variant(v *engine.Variant) (code uint64, enc string, ok bool) {
+	if !v.Enabled {
+		if v.Name != engine.DisabledVariant || v.Payload != nil {
+			return 0, "", false
+		}
+		if v.FeatureEnabled {
+			return codeVariantOnNoneLeft, variantOnNoneLeft, true
+		}
+		return codeVariantOff, variantOff, true
+	}
+	if !v.FeatureEnabled {
+		return 0, "", false
+	}
+	for k := range f.variants {
+		pv := &f.variants[k]
+		if pv.payload == v.Payload && pv.name == v.Name {
+			return firstVariantCode + uint64(k), pv.enc, true
+		}
+	}
+	return 0, "", false
+}
+
+func b2u(b bool) uint64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// tagger hashes the codes of an answer's toggles, in order, keyed by the
+// configuration's seed. Within one configuration equal codes mean equal
+// bytes, so the hash is an exact ETag without reading the body's bytes
+// (hashing 230 KB twice with CRC-32 cost more than the rest of writing
+// it). Codes are gathered in a small buffer and hashed a block at a time.
+type tagger struct {
+	h   maphash.Hash
+	n   int
+	buf [1024]byte
+}
+
+func (t *tagger) add(code uint64) {
+	if t.n == len(t.buf) {
+		_, _ = t.h.Write(t.buf[:])
+		t.n = 0
+	}
+	binary.LittleEndian.PutUint64(t.buf[t.n:], code)
+	t.n += 8
+}
+
+// etag is W/"<length>-<hash>", the shape of weakETag, for a body of n bytes.
+func (t *tagger) etag(n int) string {
+	_, _ = t.h.Write(t.buf[:t.n])
+	var tmp [48]byte
+	b := append(tmp[:0], `W/"`...)
+	b = strconv.AppendUint(b, uint64(n), 16)
+	b = append(b, '-')
+	b = appendHex64(b, t.h.Sum64())
+	b = append(b, '"')
+	return string(b)
+}
+
+func appendHex64(b []byte, v uint64) []byte {
+	return appendHex32(appendHex32(b, uint32(v>>32)), uint32(v))
+}

@@ -1,0 +1,203 @@
+package answer
+
+import (
+	"hash/maphash"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strconv"
+	"testing"
+
+	"github.com/signalbox/signalbox/clientapi"
+	"github.com/signalbox/signalbox/engine"
+	"github.com/signalbox/signalbox/internal/fixture"
+)
+
+// piecesPayload has what the pieces must get right: names and payloads
+// that need escaping, a duplicate flag (the later one counts), flag and
+// strategy variants of the same name with different payloads, a variant
+// called "disabled", variants without payloads or weights, a flag that is
+// off and a child flag.
+func piecesPayload() *clientapi.Features {
+	str := func(v string) *clientapi.Payload { return &clientapi.Payload{Type: "string", Value: v} }
+	variants := func(vs ...clientapi.Variant) []clientapi.Variant { return vs }
+	users := func(ids string) clientapi.Strategy {
+		return clientapi.Strategy{Name: "userWithId", Parameters: clientapi.Parameters{"userIds": ids}}
+	}
+	return &clientapi.Features{Version: 2, Features: []clientapi.Feature{
+		{Name: "plain", Enabled: true, Strategies: []clientapi.Strategy{{Name: "default"}}},
+		{Name: "quote \"name\" <ü> \u2028", Enabled: true, ImpressionData: true, Strategies: []clientapi.Strategy{{Name: "default"}},
+			Variants: variants(
+				clientapi.Variant{Name: "json \"x\"", Weight: 500, Payload: &clientapi.Payload{Type: "json", Value: `{"k":"v\n","n":[1,2]}`}},
+				clientapi.Variant{Name: "none", Weight: 500})},
+		{Name: "dup", Enabled: true, Strategies: []clientapi.Strategy{{Name: "default"}},
+			Variants: variants(clientapi.Variant{Name: "old", Weight: 1000, Payload: str("old")})},
+		{Name: "same-name", Enabled: true, Strategies: []clientapi.Strategy{
+			{Name: "userWithId", Parameters: clientapi.Parameters{"userIds": "u1,u2,u3"},
+				Variants: variants(clientapi.Variant{Name: "blue", Weight: 1000, Payload: str("strategy")})},
+			{Name: "flexibleRollout", Parameters: clientapi.Parameters{"rollout": "50", "stickiness": "default"}}},
+			Variants: variants(clientapi.Variant{Name: "blue", Weight: 500, Payload: str("flag")},
+				clientapi.Variant{Name: "disabled", Weight: 500, Payload: str("called disabled")})},
+		{Name: "weightless", Enabled: true, Strategies: []clientapi.Strategy{{Name: "default"}},
+			Variants: variants(clientapi.Variant{Name: "zero", Weight: 0, Payload: str("never")})},
+		{Name: "off", Enabled: false, Variants: variants(clientapi.Variant{Name: "v", Weight: 1, Payload: str("off")})},
+		{Name: "half", Enabled: true, Strategies: []clientapi.Strategy{{Name: "flexibleRollout",
+			Parameters: clientapi.Parameters{"rollout": "50", "stickiness": "default"}}}},
+		{Name: "child", Enabled: true, Dependencies: []clientapi.Dependency{{Feature: "half"}}, Strategies: []clientapi.Strategy{users("u1,u4")}},
+		{Name: "dup", Enabled: true, Strategies: []clientapi.Strategy{{Name: "default"}},
+			Variants: variants(clientapi.Variant{Name: "new", Weight: 1000, Payload: str("new")})},
+	}}
+}
+
+func pieceContexts(n int) []engine.Context {
+	out := []engine.Context{{}}
+	for i := range n {
+		out = append(out, engine.Context{UserID: "u" + strconv.Itoa(i), SessionID: strconv.Itoa(i * 7)})
+	}
+	return out
+}
+
+// TestPiecesEncodeLikeTheGeneralForm: every toggle of every answer, all
+// flags or enabled ones, is written from the pieces, byte for byte as the
+// general encoder (checked against encoding/json in encode_test.go) writes
+// it; and the enabled flags picked from all results are the engine's
+// EvaluateEnabled list, with the same stability.
+func TestPiecesEncodeLikeTheGeneralForm(t *testing.T) {
+	payloads := map[string]*clientapi.Features{"edge cases": piecesPayload(), "fixture": fixture.Features(300, 4)}
+	for name, payload := range payloads {
+		snap := engine.Compile(payload, engine.Options{Rand: func(int) int { return 0 }})
+		p := newPieces(snap, payload)
+		contexts := pieceContexts(40)
+		for i := range 6 {
+			wc := fixture.Context(i)
+			contexts = append(contexts, engine.ContextFromWire(&wc))
+		}
+		for ci := range contexts {
+			all := snap.EvaluateAll(&contexts[ci], nil)
+			enabled, volatile, window := snap.EvaluateEnabled(&contexts[ci], nil)
+			// The Writer lists the enabled flags of all the results.
+			only, _ := appendToggles(nil, all, p, true)
+			if want, _ := appendToggles(nil, enabled, nil, false); string(only) != string(want) {
+				t.Fatalf("%s, context %d: enabled flags of all results differ from EvaluateEnabled's:\n%s\n%s", name, ci, only, want)
+			}
+			if v, w := stability(all); v != volatile || w != window {
+				t.Fatalf("%s, context %d: stability of all results %v %v, EvaluateEnabled's %v %v", name, ci, v, w, volatile, window)
+			}
+			for _, results := range [][]engine.Result{all, enabled} {
+				for k := range results {
+					got, _, ok := p.appendToggle(nil, &results[k])
+					if want := appendToggle(nil, &results[k]); !ok || string(got) != string(want) {
+						t.Fatalf("%s, context %d, %q: from pieces (%v) %s, want %s", name, ci, results[k].Name, ok, got, want)
+					}
+				}
+				got, _ := appendToggles(nil, results, p, false)
+				if want, _ := appendToggles(nil, results, nil, false); string(got) != string(want) {
+					t.Fatalf("%s, context %d: answers differ:\n%s\n%s", name, ci, got, want)
+				}
+			}
+		}
+	}
+}
+
+// TestPiecesLeaveUnknownResultsToTheGeneralForm: a result the pieces do
+// not know (a flag of no configuration, as a toggles list may name, or a
+// variant they do not list) is encoded in full, and the answer then gets
+// the tag of its bytes.
+func TestPiecesLeaveUnknownResultsToTheGeneralForm(t *testing.T) {
+	payload := piecesPayload()
+	snap := engine.Compile(payload, engine.Options{})
+	p := newPieces(snap, payload)
+	plain := snap.Evaluate("plain", &engine.Context{})
+	foreign := plain
+	foreign.Variant = engine.Variant{Name: "not listed", Enabled: true, FeatureEnabled: true}
+	for _, r := range []engine.Result{snap.Evaluate("ghost", &engine.Context{}), foreign, {Name: "plain", Index: 99}} {
+		if _, _, ok := p.appendToggle(nil, &r); ok {
+			t.Errorf("%+v: written from pieces", r)
+		}
+		body, etag := appendToggles(nil, []engine.Result{plain, r}, p, false)
+		if want, _ := appendToggles(nil, []engine.Result{plain, r}, nil, false); string(body) != string(want) || etag != weakETag(body) {
+			t.Errorf("%+v: %s with tag %s; want %s with %s", r, body, etag, want, weakETag(body))
+		}
+	}
+}
+
+// TestAnswerTagIsExact serves many contexts from one Writer and checks
+// that a tag always stands for the same bytes and the same bytes always
+// get the same tag (so 304 answers are exact), in the weak shape
+// W/"<length in hex>-<16 hex digits>"; and that If-None-Match with the tag
+// is answered 304.
+func TestAnswerTagIsExact(t *testing.T) {
+	payload := fixture.Features(120, 2)
+	payload.Features = append(payload.Features, piecesPayload().Features...)
+	snap := engine.Compile(payload, engine.Options{})
+	w := New(snap, payload, 0)
+	shape := regexp.MustCompile(`^W/"([0-9a-f]+)-[0-9a-f]{16}"$`)
+	bodyOf, tagOf := map[string]string{}, map[string]string{}
+	for _, all := range []bool{false, true} {
+		for i, ctx := range pieceContexts(300) {
+			req := httptest.NewRequest("GET", "/", nil)
+			rec := httptest.NewRecorder()
+			w.Write(rec, req, &ctx, nil, all, false)
+			body, tag := rec.Body.String(), rec.Header().Get("ETag")
+			m := shape.FindStringSubmatch(tag)
+			if m == nil || m[1] != strconv.FormatInt(int64(len(body)), 16) {
+				t.Fatalf("tag %q for a body of %d bytes", tag, len(body))
+			}
+			if b, ok := bodyOf[tag]; ok && b != body {
+				t.Fatalf("tag %s stands for two bodies:\n%s\n%s", tag, b, body)
+			}
+			if old, ok := tagOf[body]; ok && old != tag {
+				t.Fatalf("one body, two tags: %s and %s", old, tag)
+			}
+			bodyOf[tag], tagOf[body] = body, tag
+			if i%50 == 1 { // not the empty context, whose rollouts are random draws
+				req.Header.Set("If-None-Match", tag)
+				again := httptest.NewRecorder()
+				w.Write(again, req, &ctx, nil, all, false)
+				if again.Code != http.StatusNotModified {
+					t.Errorf("If-None-Match with the answer's own tag: %d, want 304", again.Code)
+				}
+			}
+		}
+	}
+	if len(bodyOf) < 50 {
+		t.Fatalf("only %d distinct answers: the contexts do not exercise the tag", len(bodyOf))
+	}
+}
+
+// TestAnswerTagIsKeyedPerConfiguration: the same answer from two Writers
+// gets two tags, as the hash is keyed by a seed drawn per configuration;
+// a client cannot work out which answers would share a tag.
+func TestAnswerTagIsKeyedPerConfiguration(t *testing.T) {
+	payload := piecesPayload()
+	snap := engine.Compile(payload, engine.Options{})
+	results := snap.EvaluateAll(&engine.Context{UserID: "u1"}, nil)
+	a, tagA := appendToggles(nil, results, newPieces(snap, payload), false)
+	b, tagB := appendToggles(nil, results, newPieces(snap, payload), false)
+	if string(a) != string(b) || tagA == tagB {
+		t.Errorf("same bytes %v, tags %s and %s", string(a) == string(b), tagA, tagB)
+	}
+}
+
+// TestTaggerHashesEveryCode: codes past the tagger's buffer count too.
+func TestTaggerHashesEveryCode(t *testing.T) {
+	seed := maphash.MakeSeed()
+	sum := func(change int) string {
+		var tg tagger
+		tg.h.SetSeed(seed)
+		for i := range 1000 {
+			code := uint64(i)
+			if i == change {
+				code++
+			}
+			tg.add(code)
+		}
+		return tg.etag(1)
+	}
+	base := sum(-1)
+	for _, at := range []int{0, 127, 128, 129, 500, 999} {
+		if sum(at) == base {
+			t.Errorf("changing code %d leaves the tag %s", at, base)
+		}
+	}
+}
