@@ -1,8 +1,8 @@
 package answer
 
 import (
-	"encoding/binary"
-	"hash/maphash"
+	"hash/fnv"
+	"math/bits"
 	"strconv"
 
 	"github.com/signalbox/signalbox/clientapi"
@@ -16,20 +16,21 @@ import (
 // payloads on every request was a fifth of a new-context answer at 5,000
 // flags.
 //
-// The pieces also give answers a cheap exact ETag (see tagger): the
-// encoding of a toggle is fixed by the flag, whether it is on, which
-// piece its variant is and its impression data, so those, hashed, decide
-// the body as surely as its bytes do.
+// The pieces also give answers a cheap ETag (see tagger): a toggle's bytes
+// are its opening piece, its variant piece and two bits, so a hash of the
+// pieces' own hashes, made once, stands for the body as its bytes would.
+// The pieces' hashes depend on their bytes alone, so the same answer gets
+// the same tag from every process and across configurations that leave it
+// unchanged, and a client's 304 survives a restart, a change elsewhere or
+// another instance behind the same balancer.
 type pieces struct {
 	flags []flagPieces // by engine.Result.Index
-	// seed keys the ETag hash. It is drawn per configuration, so a client
-	// that sees tags cannot construct two answers that share one.
-	seed maphash.Seed
 }
 
 type flagPieces struct {
 	name     string // the flag's name, to check that a result is this flag's
 	open     string // {"name":"…","enabled":
+	openHash uint64 // pieceHash(open)
 	variants []variantPiece
 }
 
@@ -38,6 +39,7 @@ type variantPiece struct {
 	name    string
 	payload *clientapi.Payload
 	enc     string // {"name":"…","payload":{…},"enabled":true,"feature_enabled":true,"featureEnabled":true}
+	hash    uint64 // pieceHash(enc)
 }
 
 // The variant objects of the "disabled" fallback, and the toggle's ends.
@@ -52,19 +54,17 @@ const (
 	closeNoImpression = `,"impressionData":false}`
 )
 
-// Variant codes in a toggle's tag: the two fallbacks, then the flag's
-// variant pieces from firstVariantCode on.
-const (
-	codeVariantOff uint64 = iota
-	codeVariantOnNoneLeft
-	firstVariantCode
+// The hashes of the two fallback variant pieces.
+var (
+	hashVariantOff        = pieceHash(variantOff)
+	hashVariantOnNoneLeft = pieceHash(variantOnNoneLeft)
 )
 
 // newPieces encodes the flags of snap, whose variants and payloads come from
 // payload, the configuration snap was compiled from. A flag missing from
 // payload gets no pieces and its toggles are encoded in full.
 func newPieces(snap *engine.Snapshot, payload *clientapi.Features) *pieces {
-	p := &pieces{seed: maphash.MakeSeed()}
+	p := &pieces{}
 	features := map[string]*clientapi.Feature{}
 	if payload != nil {
 		for i := range payload.Features {
@@ -102,8 +102,10 @@ func newPieces(snap *engine.Snapshot, payload *clientapi.Features) *pieces {
 	for i := range p.flags {
 		f := &p.flags[i]
 		f.open = text[opens[i].from:opens[i].to]
+		f.openHash = pieceHash(f.open)
 		for j := range f.variants {
 			f.variants[j].enc = text[encs[k].from:encs[k].to]
+			f.variants[j].hash = pieceHash(f.variants[j].enc)
 			k++
 		}
 	}
@@ -158,9 +160,6 @@ func appendToggles(b []byte, results []engine.Result, p *pieces, onlyEnabled boo
 	b = append(b, `{"toggles":[`...)
 	var t tagger
 	exact := p != nil
-	if exact {
-		t.h.SetSeed(p.seed)
-	}
 	first := true
 	for i := range results {
 		if onlyEnabled && !results[i].Enabled {
@@ -197,13 +196,13 @@ func (p *pieces) appendToggle(b []byte, r *engine.Result) (_ []byte, code uint64
 		return b, 0, false
 	}
 	f := &p.flags[i]
-	variant, venc, ok := f.variant(&r.Variant)
+	vhash, venc, ok := f.variant(&r.Variant)
 	if !ok {
 		return b, 0, false
 	}
 	b = append(b, f.open...)
 	switch {
-	case r.Enabled && variant == codeVariantOnNoneLeft:
+	case r.Enabled && vhash == hashVariantOnNoneLeft && venc == variantOnNoneLeft:
 		b = append(b, onNoneLeft...)
 	case r.Enabled:
 		b = append(b, enabledTrue...)
@@ -217,21 +216,22 @@ func (p *pieces) appendToggle(b []byte, r *engine.Result) (_ []byte, code uint64
 	} else {
 		b = append(b, closeNoImpression...)
 	}
-	// The flag, its variant and two bits: all that decides the bytes.
-	code = uint64(i)<<32 | variant<<2 | b2u(r.Enabled)<<1 | b2u(r.ImpressionData)
+	// The opening piece, the variant piece and two bits: all that decides
+	// the bytes.
+	code = f.openHash ^ bits.RotateLeft64(vhash, 23) ^ (b2u(r.Enabled)<<1 | b2u(r.ImpressionData))
 	return b, code, true
 }
 
-// variant finds the encoded variant object of v and its code.
-func (f *flagPieces) variant(v *engine.Variant) (code uint64, enc string, ok bool) {
+// variant finds the encoded variant object of v and its hash.
+func (f *flagPieces) variant(v *engine.Variant) (hash uint64, enc string, ok bool) {
 	if !v.Enabled {
 		if v.Name != engine.DisabledVariant || v.Payload != nil {
 			return 0, "", false
 		}
 		if v.FeatureEnabled {
-			return codeVariantOnNoneLeft, variantOnNoneLeft, true
+			return hashVariantOnNoneLeft, variantOnNoneLeft, true
 		}
-		return codeVariantOff, variantOff, true
+		return hashVariantOff, variantOff, true
 	}
 	if !v.FeatureEnabled {
 		return 0, "", false
@@ -239,7 +239,7 @@ func (f *flagPieces) variant(v *engine.Variant) (code uint64, enc string, ok boo
 	for k := range f.variants {
 		pv := &f.variants[k]
 		if pv.payload == v.Payload && pv.name == v.Name {
-			return firstVariantCode + uint64(k), pv.enc, true
+			return pv.hash, pv.enc, true
 		}
 	}
 	return 0, "", false
@@ -252,38 +252,45 @@ func b2u(b bool) uint64 {
 	return 0
 }
 
-// tagger hashes the codes of an answer's toggles, in order, keyed by the
-// configuration's seed. Within one configuration equal codes mean equal
-// bytes, so the hash is an exact ETag without reading the body's bytes
-// (hashing 230 KB twice with CRC-32 cost more than the rest of writing
-// it). Codes are gathered in a small buffer and hashed a block at a time.
+// tagger hashes the codes of an answer's toggles, in order, without
+// reading the body's bytes (hashing 230 KB twice with CRC-32 cost more
+// than the rest of writing it). It is a 64-bit hash, not a keyed or
+// cryptographic one: a client that made two of its own answers share a
+// tag would only be sent a 304 for the wrong one of its own answers.
 type tagger struct {
-	h   maphash.Hash
-	n   int
-	buf [1024]byte
+	h uint64
 }
 
+// Multipliers of the mixing steps (from SplitMix64).
+const (
+	mixA = 0xbf58476d1ce4e5b9
+	mixB = 0x94d049bb133111eb
+)
+
 func (t *tagger) add(code uint64) {
-	if t.n == len(t.buf) {
-		_, _ = t.h.Write(t.buf[:])
-		t.n = 0
-	}
-	binary.LittleEndian.PutUint64(t.buf[t.n:], code)
-	t.n += 8
+	h := (t.h ^ code) * mixA
+	t.h = bits.RotateLeft64(h, 31) * mixB
 }
 
 // etag is W/"<length>-<hash>", the shape of weakETag, for a body of n bytes.
 func (t *tagger) etag(n int) string {
-	_, _ = t.h.Write(t.buf[:t.n])
+	h := t.h ^ t.h>>29
 	var tmp [48]byte
 	b := append(tmp[:0], `W/"`...)
 	b = strconv.AppendUint(b, uint64(n), 16)
 	b = append(b, '-')
-	b = appendHex64(b, t.h.Sum64())
+	b = appendHex64(b, h)
 	b = append(b, '"')
 	return string(b)
 }
 
 func appendHex64(b []byte, v uint64) []byte {
 	return appendHex32(appendHex32(b, uint32(v>>32)), uint32(v))
+}
+
+// pieceHash is the 64-bit FNV-1a hash of a piece's bytes.
+func pieceHash(piece string) uint64 {
+	h := fnv.New64a()
+	_, _ = h.Write([]byte(piece))
+	return h.Sum64()
 }
