@@ -90,6 +90,9 @@ func freeAddr() (string, error) {
 
 // servePlain answers every request with the file's bytes (as gzip when
 // they are): the ceiling a handler answering them could reach here.
+// plainETag is the plain handler's ETag.
+const plainETag = `"plain"`
+
 func servePlain(file, addr string) error {
 	body, err := os.ReadFile(file)
 	if err != nil {
@@ -97,6 +100,13 @@ func servePlain(file, addr string) error {
 	}
 	gzipped := bytes.HasPrefix(body, []byte{0x1f, 0x8b})
 	return http.ListenAndServe(addr, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// An ETag as the servers send, and 304 for it: the ceiling of
+		// conditional polls.
+		w.Header().Set("ETag", plainETag)
+		if r.Header.Get("If-None-Match") == plainETag {
+			w.WriteHeader(http.StatusNotModified)
+			return
+		}
 		w.Header().Set("Content-Type", "application/json; charset=utf-8")
 		if gzipped {
 			w.Header().Set("Content-Encoding", "gzip")

@@ -32,6 +32,8 @@ type streamsResult struct {
 	idleCPU                time.Duration // server CPU time over idleWindow with every stream open
 	idleWindow             time.Duration
 	changeCPU              time.Duration // server CPU time over the timed changes
+	writeTimes             []time.Duration // each change's admin request, sent to answered
+	firsts                 []time.Duration // each change's first delivery
 	changes                int
 	p50, p99, max          time.Duration // change made → every stream has it
 	deliveries, missing    int
@@ -185,6 +187,7 @@ func (b *bench) runStreams(n, changes, flags int) (streamsResult, error) {
 		if err := switchFlag(base, adminToken, flag, state); err != nil {
 			return res, fmt.Errorf("change %d: %w", k, err)
 		}
+		res.writeTimes = append(res.writeTimes, time.Since(time.Unix(0, sentAt[k].Load())))
 		wait := time.Now().Add(10 * time.Second)
 		for arrivals[k].Load() < open && time.Now().Before(wait) {
 			time.Sleep(2 * time.Millisecond)
@@ -198,6 +201,9 @@ func (b *bench) runStreams(n, changes, flags int) (streamsResult, error) {
 	cancel()
 	var all []time.Duration
 	for k := 1; k <= changes; k++ {
+		if len(latencies[k]) > 0 {
+			res.firsts = append(res.firsts, slices.Min(latencies[k]))
+		}
 		all = append(all, latencies[k]...)
 		res.missing += int(open - arrivals[k].Load())
 	}
@@ -281,6 +287,13 @@ func (r streamsResult) report(w io.Writer) {
 	fmt.Fprintf(w, "| server CPU with every stream idle, per 1,000 streams | %.2f %% of a core | |\n", cpuPer1000*100)
 	fmt.Fprintf(w, "| server CPU to deliver one change, per 1,000 streams | %v | |\n",
 		(r.changeCPU * 1000 / time.Duration(max(1, r.changes*(r.streams-r.openFail)))).Round(10*time.Microsecond))
+	slices.Sort(r.writeTimes)
+	slices.Sort(r.firsts)
+	if len(r.writeTimes) > 0 && len(r.firsts) > 0 {
+		fmt.Fprintf(w, "| the change's admin request, p50 / max; its first delivery, p50 / max | %v / %v; %v / %v | |\n",
+			r.writeTimes[len(r.writeTimes)/2].Round(100*time.Microsecond), r.writeTimes[len(r.writeTimes)-1].Round(100*time.Microsecond),
+			r.firsts[len(r.firsts)/2].Round(100*time.Microsecond), r.firsts[len(r.firsts)-1].Round(100*time.Microsecond))
+	}
 	fmt.Fprintf(w, "| change → every stream has it, p50 / p99 / max (%d changes, %d deliveries, %d missing) | %v / %v / %v | p99 ≤ 100 ms |\n",
 		r.changes, r.deliveries, r.missing, r.p50.Round(100*time.Microsecond), r.p99.Round(100*time.Microsecond), r.max.Round(100*time.Microsecond))
 }
