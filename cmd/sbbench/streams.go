@@ -31,7 +31,7 @@ type streamsResult struct {
 	rssBefore, rssAfter    int64
 	idleCPU                time.Duration // server CPU time over idleWindow with every stream open
 	idleWindow             time.Duration
-	changeCPU              time.Duration // server CPU time over the timed changes
+	changeCPU              time.Duration   // server CPU time over the timed changes
 	writeTimes             []time.Duration // each change's admin request, sent to answered
 	firsts                 []time.Duration // each change's first delivery
 	changes                int
