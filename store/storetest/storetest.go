@@ -47,6 +47,7 @@ func Run(t *testing.T, open Opener) {
 		{"ClientApplications", testClientApplications},
 		{"ClientMetrics", testClientMetrics},
 		{"ClientState", testClientState},
+		{"ClientChanges", testClientChanges},
 		{"TxRollback", testTxRollback},
 		{"TxUnaudited", testTxUnaudited},
 		{"TxUsableAfterError", testTxUsableAfterError},
