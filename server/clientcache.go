@@ -331,7 +331,17 @@ func (s *Server) clientState(ctx context.Context, env string, rev int64) (*store
 		return st, nil
 	}
 	var fresh store.ClientState
-	err := s.view(ctx, func(r store.Reader) (err error) {
+	err := s.view(ctx, func(r store.Reader) error {
+		if st != nil {
+			// Only the features changed since st are read, when the
+			// events say which.
+			ch, err := r.ClientChangesSince(ctx, env, st.Revision)
+			if err != nil || !ch.Full {
+				fresh = st.With(ch)
+				return err
+			}
+		}
+		var err error
 		fresh, err = r.GetClientState(ctx, env)
 		return err
 	})

@@ -61,12 +61,30 @@ type deltaSegment struct {
 	raw json.RawMessage
 }
 
-func newDeltaState(st *store.ClientState) (*deltaState, error) {
-	d := &deltaState{byName: make(map[string]int, len(st.Features)), byID: make(map[int]int, len(st.Segments))}
-	for _, cf := range st.Features {
-		raw, err := json.Marshal(wireFeature(cf.Feature))
-		if err != nil {
-			return nil, err
+func newDeltaState(st *store.ClientState) (*deltaState, error) { return nextDeltaState(st, nil, nil) }
+
+// nextDeltaState is newDeltaState reusing prev's encoding of each feature
+// that st shares unchanged with src, the state prev was built from (both
+// nil: none). A state brought forward from src by store.ClientState.With
+// keeps the untouched features as they were, so a revision encodes only
+// what it changed.
+func nextDeltaState(st *store.ClientState, prev *deltaState, src *store.ClientState) (*deltaState, error) {
+	d := &deltaState{byName: make(map[string]int, len(st.Features)), byID: make(map[int]int, len(st.Segments)),
+		features: make([]deltaFeature, 0, len(st.Features))}
+	for i := range st.Features {
+		cf := &st.Features[i]
+		var raw json.RawMessage
+		if prev != nil && src != nil {
+			// prev's features are src's, in the same order.
+			if j, ok := prev.byName[cf.Name]; ok && j < len(src.Features) && sameClientFeature(&src.Features[j], cf) {
+				raw = prev.features[j].raw
+			}
+		}
+		if raw == nil {
+			var err error
+			if raw, err = json.Marshal(wireFeature(cf.Feature)); err != nil {
+				return nil, err
+			}
 		}
 		d.byName[cf.Name] = len(d.features)
 		d.features = append(d.features, deltaFeature{name: cf.Name, project: cf.Project, tags: cf.Tags, raw: raw})
@@ -250,6 +268,9 @@ type deltaHistory struct {
 	// starting revision; older ones are dropped as a newer revision arrives.
 	encoded      map[deltaKey]*encodedDelta
 	encodedBytes int64
+	// src is the state the newest entry was built from, feature for
+	// feature, so that the next one re-encodes only what differs.
+	src *store.ClientState
 }
 
 type deltaEntry struct {
@@ -311,14 +332,15 @@ func (s *Server) deltaLatest(ctx context.Context, env string) (*deltaHistory, de
 	if n := len(dh.entries); n > 0 && dh.entries[n-1].rev >= st.Revision {
 		return dh, dh.entries[n-1], nil
 	}
-	d, err := newDeltaState(st)
-	if err != nil {
-		return nil, deltaEntry{}, err
-	}
 	var prev *deltaState
 	if n := len(dh.entries); n > 0 {
 		prev = dh.entries[n-1].state
 	}
+	d, err := nextDeltaState(st, prev, dh.src)
+	if err != nil {
+		return nil, deltaEntry{}, err
+	}
+	dh.src = st
 	if prev != nil && prev.sameAs(d) {
 		d = prev
 	} else {
