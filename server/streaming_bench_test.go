@@ -134,3 +134,37 @@ func benchFanout(b *testing.B, n int) {
 		}
 	}
 }
+
+// BenchmarkRevisionAfterOneChange measures what one toggle among 5,000
+// flags costs the push APIs once written: bringing the environment's state
+// to the new revision and building its delta state, the work between a
+// change and its first delivery to a stream.
+func BenchmarkRevisionAfterOneChange(b *testing.B) {
+	ts := newBenchServer(b, nil, 5000)
+	ctx := withPrincipal(context.Background(), &Principal{Token: &store.APIToken{TokenName: "bench"}})
+	ts.srv.refreshRevision(ctx)
+	if _, _, err := ts.srv.deltaLatest(ctx, store.EnvDevelopment); err != nil {
+		b.Fatal(err)
+	}
+	name := "team0.feature-0000"
+	enabled := false
+	for b.Loop() {
+		b.StopTimer()
+		enabled = !enabled
+		if err := ts.srv.change(ctx, func(tx store.Tx) ([]store.Event, error) {
+			_, err := tx.UpdateFeatureEnvironment(ctx, store.FeatureEnvironment{Feature: name, Environment: store.EnvDevelopment, Enabled: enabled, Variants: []clientapi.Variant{}})
+			return []store.Event{{Type: "feature-environment-enabled", Project: store.DefaultProject, FeatureName: name}}, err
+		}); err != nil {
+			b.Fatal(err)
+		}
+		ts.srv.refreshRevision(ctx)
+		b.StartTimer()
+		_, latest, err := ts.srv.deltaLatest(ctx, store.EnvDevelopment)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if latest.state.features[latest.state.byName[name]].raw == nil {
+			b.Fatal("no encoding")
+		}
+	}
+}
