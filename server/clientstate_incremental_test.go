@@ -62,6 +62,8 @@ type changeWalker struct {
 	// prev is the whole state of each environment at the last check.
 	prev map[string]*deltaState
 	rev  int64
+	// approver is a session of another admin, to approve change requests.
+	approver string
 }
 
 var walkerEnvironments = []string{"development", "production"}
@@ -73,7 +75,32 @@ func newChangeWalker(t *testing.T, ts *testServer, seed uint64) *changeWalker {
 		w.createFeature()
 	}
 	w.admin("segment", "POST", "/api/admin/segments", map[string]any{"name": "seg-0", "constraints": w.constraints()})
+	w.approver = crUser(t, ts, "approver", "Admin")
 	return w
+}
+
+// changeRequest applies a change request of two changes to f in
+// production, between switching change requests on and off there: one
+// step of many events, most of them bookkeeping.
+func (w *changeWalker) changeRequest(f string) {
+	w.t.Helper()
+	config := "/api/admin/projects/default/environments/production/change-requests/config"
+	w.admin("cr config", "PUT", config, map[string]any{"changeRequestsEnabled": true, "requiredApprovals": 1})
+	res := w.admin("cr", "POST", crProd, []map[string]any{
+		{"feature": f, "action": "updateEnabled", "payload": map[string]any{"enabled": w.rnd.IntN(2) == 0}},
+		{"feature": f, "action": "addStrategy", "payload": w.strategyBody(f)},
+	})
+	if res.Status == http.StatusOK {
+		id := crDecode(w.t, res).ID
+		for _, step := range []struct {
+			auth  string
+			state string
+		}{{testAdminToken, "In review"}, {w.approver, "Approved"}, {w.approver, "Applied"}} {
+			res := crState(w.t, w.ts, id, step.auth, map[string]any{"state": step.state})
+			w.statuses[fmt.Sprintf("cr %s %d", step.state, res.Status)]++
+		}
+	}
+	w.admin("cr config", "PUT", config, map[string]any{"changeRequestsEnabled": false})
 }
 
 func (w *changeWalker) admin(kind, method, path string, body any) response {
@@ -216,13 +243,15 @@ func (w *changeWalker) step() {
 			res.Decode(w.t, &created)
 			w.segments = append(w.segments, created.ID)
 		}
-	case n < 97:
+	case n < 96:
 		if len(w.segments) > 0 {
 			id := w.segments[w.rnd.IntN(len(w.segments))]
 			w.admin("segment edit", "PUT", fmt.Sprintf("/api/admin/segments/%d", id),
 				map[string]any{"name": fmt.Sprintf("seg-edit-%d", w.next), "constraints": w.constraints()})
 			w.next++
 		}
+	case n < 97:
+		w.changeRequest(f)
 	default:
 		w.admin("metadata", "PUT", w.featurePath(f), map[string]any{"name": f, "description": fmt.Sprint(w.rnd.IntN(1000)),
 			"type": w.pick([]string{"release", "experiment"}), "impressionData": w.rnd.IntN(2) == 0})
