@@ -6,8 +6,7 @@ import (
 	"fmt"
 	"net/http"
 
-	"github.com/swaggest/swgui/v5emb"
-
+	"github.com/signalbox/signalbox/internal/docsui"
 	"github.com/signalbox/signalbox/internal/httpx"
 )
 
@@ -61,7 +60,7 @@ func newOASDocFrom(raw []byte, title, base, keyHeader string) (*oasDoc, error) {
 	}
 	return &oasDoc{
 		json: b,
-		ui:   httpx.SecureDocs(v5emb.New(title, base+routeOASJSON, base+routeOASUI+"/"), base+routeOASUI+"/"),
+		ui:   httpx.SecureDocs(docsui.Handler(title, base+routeOASJSON, base+routeOASUI+"/"), base+routeOASUI+"/"),
 	}, nil
 }
 

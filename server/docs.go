@@ -5,15 +5,13 @@ import (
 	"net/http"
 	"sync"
 
-	"github.com/swaggest/swgui"
-	"github.com/swaggest/swgui/v5emb"
-
+	"github.com/signalbox/signalbox/internal/docsui"
 	"github.com/signalbox/signalbox/internal/httpx"
 )
 
 // The API documentation: the OpenAPI document at /docs/openapi.json and
 // Swagger UI at /docs/openapi/, whose scripts and styles are embedded in
-// the binary (swgui v5emb), so the page works without internet access.
+// the binary (internal/docsui), so the page works without internet access.
 
 const (
 	docsJSONPath = "/docs/openapi.json"
@@ -38,14 +36,7 @@ func registerDocs(s *Server, m mux) {
 		return werr
 	})
 
-	ui := v5emb.NewHandlerWithConfig(swgui.Config{
-		Title:       "Signalbox API",
-		SwaggerJSON: docsJSONPath,
-		BasePath:    docsUIPath,
-		// The UI runs requests with the token entered under Authorize and
-		// the browser's session cookie; keep the tokens out of storage.
-		SettingsUI: map[string]string{"persistAuthorization": "false", "defaultModelsExpandDepth": "0"},
-	})
+	ui := docsui.Handler("Signalbox API", docsJSONPath, docsUIPath)
 	secured := httpx.SecureDocs(ui, docsUIPath)
 	m.public("GET "+docsUIPath, func(w http.ResponseWriter, r *http.Request) error {
 		secured.ServeHTTP(w, r)

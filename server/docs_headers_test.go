@@ -1,8 +1,6 @@
 package server
 
 import (
-	"crypto/sha256"
-	"encoding/base64"
 	"net/http"
 	"regexp"
 	"strings"
@@ -10,8 +8,8 @@ import (
 )
 
 // TestDocsSecurityHeaders: the Swagger UI page and its assets cannot be
-// framed or sniffed, and the page's policy lets exactly its own inline
-// scripts run.
+// framed or sniffed, and the page's policy lets only its own origin's
+// script files run.
 func TestDocsSecurityHeaders(t *testing.T) {
 	ts := newTestServer(t)
 	page := ts.request("GET", "/docs/openapi/", "", nil).must(t, http.StatusOK)
@@ -31,16 +29,14 @@ func TestDocsSecurityHeaders(t *testing.T) {
 			}
 		}
 	}
+	// The page's scripts are all files of its own origin: the policy
+	// allows those and nothing inline.
 	csp := page.Header.Get("Content-Security-Policy")
-	scripts := regexp.MustCompile(`(?s)<script>(.*?)</script>`).FindAllSubmatch(page.Body, -1)
-	if len(scripts) == 0 {
-		t.Fatal("the page has no inline script; the test no longer checks the hashes")
+	if scripts := regexp.MustCompile(`(?s)<script>(.*?)</script>`).FindAllSubmatch(page.Body, -1); len(scripts) > 0 {
+		t.Errorf("the page has %d inline scripts", len(scripts))
 	}
-	for _, m := range scripts {
-		sum := sha256.Sum256(m[1])
-		if h := "'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"; !strings.Contains(csp, h) {
-			t.Errorf("CSP %q does not allow the inline script hashed %s", csp, h)
-		}
+	if !strings.Contains(csp, "script-src 'self';") {
+		t.Errorf("CSP %q allows scripts from elsewhere than the page's origin", csp)
 	}
 	if strings.Contains(csp, "script-src 'self' 'unsafe-inline'") || strings.Contains(csp, "unsafe-eval") {
 		t.Errorf("CSP lets any script run: %q", csp)

@@ -308,6 +308,11 @@ func TestUI(t *testing.T) {
 		usageFlow(t, s)
 	})
 
+	t.Run("the API documentation in Swagger UI", func(t *testing.T) {
+		t.Parallel()
+		docsFlow(t, s)
+	})
+
 	t.Run("writes from another origin are refused", func(t *testing.T) {
 		t.Parallel()
 		csrfFlow(t, s)
