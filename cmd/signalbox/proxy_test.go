@@ -51,3 +51,24 @@ func TestProxyListeningLine(t *testing.T) {
 		t.Error("the proxy does not hold its port on 127.0.0.1")
 	}
 }
+
+func TestNodeGCPercent(t *testing.T) {
+	tests := []struct {
+		name    string
+		env     map[string]string
+		percent int
+		ok      bool
+	}{
+		{"GOGC unset: the node's own target", nil, 25, true},
+		{"GOGC set: left to it", map[string]string{"GOGC": "200"}, 0, false},
+		{"GOGC off: left to it", map[string]string{"GOGC": "off"}, 0, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			percent, ok := nodeGCPercent(func(k string) string { return tt.env[k] })
+			if percent != tt.percent || ok != tt.ok {
+				t.Errorf("got %d, %v; want %d, %v", percent, ok, tt.percent, tt.ok)
+			}
+		})
+	}
+}
