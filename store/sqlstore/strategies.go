@@ -61,7 +61,11 @@ func (t *tx) ListStrategies(ctx context.Context, f store.StrategyFilter) ([]stor
 		args = append(args, f.SegmentID)
 	}
 	if f.Project != "" {
-		where = append(where, "s.feature_name IN (SELECT name FROM features WHERE project_id = ?)")
+		// EXISTS, not IN (SELECT …): SQLite materialises an IN subquery,
+		// every name of the project into a temporary index, even when the
+		// feature is given and one row would do (5,000 names on every
+		// strategy read of a flag page or switch).
+		where = append(where, "EXISTS (SELECT 1 FROM features pf WHERE pf.name = s.feature_name AND pf.project_id = ?)")
 		args = append(args, f.Project)
 	}
 	if f.WithSegments {
