@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"net/http"
-	"strconv"
 	"strings"
 
 	"github.com/signalbox/signalbox/clientapi"
@@ -109,12 +108,12 @@ func (s *Server) handleClientFeatures(w http.ResponseWriter, r *http.Request, to
 	}
 	h["Content-Type"] = jsonUTF8Header
 	h["Vary"] = varyEncodingHeader
-	body := p.body
+	body, length := p.body, p.bodyLength
 	if acceptsGzip(r) {
-		h.Set("Content-Encoding", "gzip")
-		body = p.gzipped
+		h["Content-Encoding"] = gzipHeader
+		body, length = p.gzipped, p.gzippedLength
 	}
-	h.Set("Content-Length", strconv.Itoa(len(body)))
+	h["Content-Length"] = length
 	_, err = w.Write(body)
 	return err
 }
@@ -123,6 +122,7 @@ var (
 	noCacheHeader      = []string{"no-cache"}
 	jsonUTF8Header     = []string{"application/json; charset=utf-8"}
 	varyEncodingHeader = []string{"Accept-Encoding"}
+	gzipHeader         = []string{"gzip"}
 )
 
 // acceptsGzip reports whether the request's Accept-Encoding allows gzip

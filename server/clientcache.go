@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -103,9 +104,12 @@ type clientPayload struct {
 	revision   int64
 	etag       string   // strong, quoted
 	etagHeader []string // etag as a header value
-	body       []byte
-	gzipped    []byte // body compressed once, for clients that accept gzip
-	features   *clientapi.Features
+	// bodyLength and gzippedLength are the Content-Length header values of
+	// body and gzipped.
+	bodyLength, gzippedLength []string
+	body                      []byte
+	gzipped                   []byte // body compressed once, for clients that accept gzip
+	features                  *clientapi.Features
 	// answers evaluates the payload for the frontend API, with the proxy's
 	// encoder and answer cache; built on first use.
 	answersOnce sync.Once
@@ -400,7 +404,11 @@ func buildPayload(q clientQuery, st *store.ClientState) (*clientPayload, error) 
 	if err != nil {
 		return nil, err
 	}
-	return &clientPayload{revision: st.Revision, etag: etag, etagHeader: []string{etag}, body: body, gzipped: gzipped, features: out}, nil
+	return &clientPayload{
+		revision: st.Revision, etag: etag, etagHeader: []string{etag},
+		body: body, gzipped: gzipped, features: out,
+		bodyLength: []string{strconv.Itoa(len(body))}, gzippedLength: []string{strconv.Itoa(len(gzipped))},
+	}, nil
 }
 
 // gzipBytes compresses a payload once per revision: at thousands of flags
