@@ -202,7 +202,7 @@ func (p *pieces) appendToggle(b []byte, r *engine.Result) (_ []byte, code uint64
 	}
 	b = append(b, f.open...)
 	switch {
-	case r.Enabled && vhash == hashVariantOnNoneLeft && venc == variantOnNoneLeft:
+	case r.Enabled && venc == variantOnNoneLeft:
 		b = append(b, onNoneLeft...)
 	case r.Enabled:
 		b = append(b, enabledTrue...)

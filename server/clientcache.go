@@ -340,9 +340,12 @@ func (s *Server) clientState(ctx context.Context, env string, rev int64) (*store
 			// Only the features changed since st are read, when the
 			// events say which.
 			ch, err := r.ClientChangesSince(ctx, env, st.Revision)
-			if err != nil || !ch.Full {
-				fresh = st.With(ch)
+			if err != nil {
 				return err
+			}
+			if !ch.Full {
+				fresh = st.With(ch)
+				return nil
 			}
 		}
 		var err error

@@ -69,18 +69,12 @@ type searchLifecycle struct {
 	EnteredStageAt time.Time `json:"enteredStageAt"`
 }
 
-// searchEnvironment is Unleash's featureSearchEnvironmentSchema.
+// searchEnvironment is Unleash's featureSearchEnvironmentSchema: a
+// project list's environment row, named twice and with its flag.
 type searchEnvironment struct {
-	Name                 string     `json:"name"`
-	Environment          string     `json:"environment"`
-	FeatureName          string     `json:"featureName"`
-	Type                 string     `json:"type"`
-	Enabled              bool       `json:"enabled"`
-	SortOrder            int        `json:"sortOrder"`
-	VariantCount         int        `json:"variantCount"`
-	LastSeenAt           *time.Time `json:"lastSeenAt"`
-	HasStrategies        bool       `json:"hasStrategies"`
-	HasEnabledStrategies bool       `json:"hasEnabledStrategies"`
+	projectFeatureEnv
+	Environment string `json:"environment"`
+	FeatureName string `json:"featureName"`
 }
 
 // searchCandidate is a flag with what the filters and sorting look at.
@@ -562,9 +556,11 @@ func searchResponse(c *searchCandidate, creators map[string]store.User) searchFe
 	}
 	for i, e := range c.Environments {
 		out.Environments[i] = searchEnvironment{
-			Name: e.Name, Environment: e.Name, FeatureName: c.Name, Type: e.Type, Enabled: e.Enabled,
-			SortOrder: e.SortOrder, VariantCount: e.Variants, LastSeenAt: e.LastSeenAt,
-			HasStrategies: e.Strategies > 0, HasEnabledStrategies: e.EnabledStrategies > 0,
+			projectFeatureEnv: projectFeatureEnv{
+				Name: e.Name, Type: e.Type, Enabled: e.Enabled, SortOrder: e.SortOrder, VariantCount: e.Variants,
+				LastSeenAt: e.LastSeenAt, HasStrategies: e.Strategies > 0, HasEnabledStrategies: e.EnabledStrategies > 0,
+			},
+			Environment: e.Name, FeatureName: c.Name,
 		}
 	}
 	return out

@@ -34,7 +34,7 @@ type cachedToken struct {
 	seen atomic.Bool // used since the last flush
 }
 
-// tokens returns the set for the current revision, loading it if needed.
+// tokenSet returns the set for the current revision, loading it if needed.
 func (s *Server) tokenSet(ctx context.Context) (*tokenSet, error) {
 	c := &s.tokens
 	rev := s.revision.Load()

@@ -303,18 +303,8 @@ func flagListProposalFlow(t *testing.T, s *uiSuite, prodToken string) {
 	f.visit("/projects/listed", "Listed")
 	toggle := `button[role=switch][aria-label="Toggle listed-flag in production"]`
 	f.run("proposing from the flag list", waitText(`th.env .badge.cr`, "change requests"), click(toggle))
-	type draft struct {
-		State    string `json:"state"`
-		Features []struct {
-			Name    string `json:"name"`
-			Changes []struct {
-				Action  string         `json:"action"`
-				Payload map[string]any `json:"payload"`
-			} `json:"changes"`
-		} `json:"features"`
-	}
 	// The status message says so for a few seconds; the draft stays.
-	var pending []draft
+	var pending []crChanges
 	for deadline := time.Now().Add(20 * time.Second); len(pending) == 0; time.Sleep(100 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("no draft 20 s after the switch was clicked")
