@@ -126,16 +126,6 @@ func (c *answerCache) put(key string, body []byte, etag string, window engine.Wi
 // len is the number of kept answers.
 func (c *answerCache) len() int64 { return c.entries.Load() }
 
-// stability reports whether an answer may differ for the same context at
-// any moment, and otherwise the span of clock readings in which it holds.
-func stability(results []engine.Result) (volatile bool, window engine.Window) {
-	for i := range results {
-		volatile = volatile || results[i].Volatile
-		window = window.Intersect(results[i].Window)
-	}
-	return volatile, window
-}
-
 // answerKey is a canonical encoding of what an answer depends on besides
 // the configuration: which flags are listed (all or enabled only) and every
 // context field, with properties in name order.

@@ -150,41 +150,71 @@ func appendVariant(b []byte, name string, pl *clientapi.Payload) []byte {
 }
 
 // appendToggles appends {"toggles":[...]} for results, only those
-// enabled when onlyEnabled, and returns the answer's ETag. Toggles are
-// encoded from p's pieces (p may be nil); the tag is the pieces' hash when
-// every toggle had pieces, else weakETag of the bytes. (Leaving out the
-// disabled flags here, rather than with engine's EvaluateEnabled, saves
-// copying the results of the enabled ones.)
+// enabled when onlyEnabled, and returns the answer's ETag (see
+// togglesEncoder).
 func appendToggles(b []byte, results []engine.Result, p *pieces, onlyEnabled bool) ([]byte, string) {
-	start := len(b)
-	b = append(b, `{"toggles":[`...)
-	var t tagger
-	exact := p != nil
-	first := true
+	enc := newTogglesEncoder(b, p, onlyEnabled)
 	for i := range results {
-		if onlyEnabled && !results[i].Enabled {
-			continue
-		}
-		if !first {
-			b = append(b, ',')
-		}
-		first = false
-		if exact {
-			var code uint64
-			var ok bool
-			if b, code, ok = p.appendToggle(b, &results[i]); ok {
-				t.add(code)
-				continue
-			}
-			exact = false
-		}
-		b = appendToggle(b, &results[i])
+		enc.add(&results[i])
 	}
-	b = append(b, "]}"...)
-	if !exact {
-		return b, weakETag(b[start:])
+	return enc.finish()
+}
+
+// togglesEncoder appends a {"toggles":[...]} answer one result at a time,
+// as the engine hands them over (engine.Snapshot.EvaluateEach), and notes
+// whether the answer may be kept (volatile, window). Toggles are encoded
+// from the pieces (p may be nil); the tag is the pieces' hash when every
+// toggle had pieces, else weakETag of the bytes. (Leaving out the disabled
+// flags here, rather than with engine's EvaluateEnabled, saves copying the
+// results of the enabled ones.)
+type togglesEncoder struct {
+	b           []byte
+	start       int
+	p           *pieces
+	onlyEnabled bool
+	exact       bool
+	first       bool
+	t           tagger
+	// volatile and window are those of every result added, listed or not.
+	volatile bool
+	window   engine.Window
+}
+
+func newTogglesEncoder(b []byte, p *pieces, onlyEnabled bool) togglesEncoder {
+	start := len(b)
+	return togglesEncoder{b: append(b, `{"toggles":[`...), start: start, p: p, onlyEnabled: onlyEnabled, exact: p != nil, first: true}
+}
+
+// add encodes r unless it is disabled and only enabled ones are listed.
+func (e *togglesEncoder) add(r *engine.Result) {
+	e.volatile = e.volatile || r.Volatile
+	e.window = e.window.Intersect(r.Window)
+	if e.onlyEnabled && !r.Enabled {
+		return
 	}
-	return b, t.etag(len(b) - start)
+	if !e.first {
+		e.b = append(e.b, ',')
+	}
+	e.first = false
+	if e.exact {
+		b, code, ok := e.p.appendToggle(e.b, r)
+		if ok {
+			e.b = b
+			e.t.add(code)
+			return
+		}
+		e.exact = false
+	}
+	e.b = appendToggle(e.b, r)
+}
+
+// finish closes the answer and returns it with its ETag.
+func (e *togglesEncoder) finish() ([]byte, string) {
+	e.b = append(e.b, "]}"...)
+	if !e.exact {
+		return e.b, weakETag(e.b[e.start:])
+	}
+	return e.b, e.t.etag(len(e.b) - e.start)
 }
 
 // appendToggle appends r from the pieces, and returns the toggle's code

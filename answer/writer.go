@@ -55,34 +55,30 @@ func (a *Writer) WriteCounting(w http.ResponseWriter, r *http.Request, ctx *engi
 			return
 		}
 	}
-	rp := getResults()
-	results := *rp
-	volatile := false
-	var window engine.Window
-	onlyEnabled := false
-	switch {
-	case len(names) > 0:
+	bp := getBuf()
+	var etag string
+	if len(names) > 0 {
+		rp := getResults()
+		results := *rp
 		for _, name := range names {
 			results = append(results, a.snap.Evaluate(name, ctx))
 		}
 		if count != nil {
 			count(results)
 		}
-	default:
+		*bp, etag = appendToggles((*bp)[:0], results, a.pieces, false)
+		*rp = results
+		putResults(rp)
+	} else {
 		// Every flag, listed or not, decides whether the answer may be
 		// kept: a flag left out by a random draw or a date counts too.
-		results = a.snap.EvaluateAll(ctx, results)
-		volatile, window = stability(results)
-		onlyEnabled = !all
+		enc := newTogglesEncoder((*bp)[:0], a.pieces, !all)
+		a.snap.EvaluateEach(ctx, enc.add)
+		*bp, etag = enc.finish()
+		if key != "" && !enc.volatile {
+			a.cache.put(key, *bp, etag, enc.window)
+		}
 	}
-	bp := getBuf()
-	var etag string
-	*bp, etag = appendToggles((*bp)[:0], results, a.pieces, onlyEnabled)
-	if key != "" && !volatile {
-		a.cache.put(key, *bp, etag, window)
-	}
-	*rp = results
-	putResults(rp)
 	WriteTagged(w, r, *bp, etag, true)
 	putBuf(bp)
 }

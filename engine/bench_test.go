@@ -66,6 +66,33 @@ func BenchmarkEvaluateAll(b *testing.B) {
 	}
 }
 
+// BenchmarkEvaluateEach is EvaluateAll without the results array, as an
+// answer that encodes each result as it comes uses it.
+func BenchmarkEvaluateEach(b *testing.B) {
+	for _, n := range []int{60, 500, 5000} {
+		snap := engine.Compile(fixture.Features(n, 1), engine.Options{})
+		wc := fixture.Context(7)
+		ctx := engine.ContextFromWire(&wc)
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			b.ReportAllocs()
+			on := 0
+			cpu0 := processCPU()
+			for b.Loop() {
+				snap.EvaluateEach(&ctx, func(r *engine.Result) {
+					if r.Enabled {
+						on++
+					}
+				})
+			}
+			if on == 0 {
+				b.Fatal("no flag was on")
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/flag")
+			b.ReportMetric(float64(processCPU()-cpu0)/float64(b.N)/float64(n), "cpu-ns/flag")
+		})
+	}
+}
+
 func BenchmarkCompile(b *testing.B) {
 	for _, n := range []int{500, 5000} {
 		payload := fixture.Features(n, 1)

@@ -24,8 +24,8 @@
 // answers exactly: Volatile for a random draw or a custom strategy, and a
 // Window of clock readings over which its DATE constraints hold.
 //
-// Evaluating every flag (EvaluateAll, EvaluateEnabled) resolves each
-// context field once for all flags, answers flags that no context can
-// change from a precomputed result and reuses a parent's result for its
-// children; neither it nor Evaluate allocates.
+// Evaluating every flag (EvaluateAll, EvaluateEach, EvaluateEnabled)
+// resolves each context field once for all flags, answers flags that no
+// context can change from a precomputed result and reuses a parent's
+// result for its children; neither it nor Evaluate allocates.
 package engine

@@ -76,22 +76,56 @@ func (s *Snapshot) Evaluate(name string, ctx *Context) (r Result) {
 func (s *Snapshot) EvaluateAll(ctx *Context, dst []Result) []Result {
 	n := len(dst)
 	dst = slices.Grow(dst, len(s.flags))[:n+len(s.flags)]
-	s.evaluateInto(dst[n:], ctx)
+	out := dst[n:]
+	var stack [stackSlots]slotValue
+	e, borrowed := s.newRun(&stack)
+	rs := s.borrowResults()
+	e.parents = rs.parents
+	for i := range out {
+		if r := s.step(i, ctx, &e, &out[i]); r != &out[i] {
+			out[i] = *r
+		}
+	}
+	releaseSlots(borrowed)
+	rs.release()
 	return dst
 }
 
-// evaluateInto evaluates every flag, in payload order, into out (one
-// element per flag). Context fields are resolved once for all flags, and
-// a parent flag already evaluated is not evaluated again for its
-// children.
-func (s *Snapshot) evaluateInto(out []Result, ctx *Context) {
+// EvaluateEach evaluates every flag, in payload order, and hands each
+// result to yield. r is valid only during the call and must not be
+// modified. Context fields are resolved once for all flags, and a parent
+// flag already evaluated is not evaluated again for its children.
+//
+// Answers that encode each result as it comes need no array of results:
+// at thousands of flags writing one and reading it back cost a tenth of
+// an answer, and the array was most of a request's memory.
+func (s *Snapshot) EvaluateEach(ctx *Context, yield func(r *Result)) {
 	var stack [stackSlots]slotValue
 	e, borrowed := s.newRun(&stack)
+	rs := s.borrowResults()
+	e.parents = rs.parents
 	for i := range s.flags {
-		e.done = out[:i]
-		s.resultInto(&out[i], &s.flags[i], ctx, &e)
+		yield(s.step(i, ctx, &e, rs.current))
 	}
 	releaseSlots(borrowed)
+	rs.release()
+}
+
+// step evaluates flag i within e, a run over every flag in payload order,
+// into into, and returns the result: into, or the flag's fixed result.
+// It keeps the result when other flags depend on the flag.
+func (s *Snapshot) step(i int, ctx *Context, e *run, into *Result) *Result {
+	f := &s.flags[i]
+	e.evaluated = i
+	r := f.fixed
+	if r == nil {
+		r = into
+		s.resultInto(r, f, ctx, e)
+	}
+	if f.parentSlot >= 0 {
+		e.parents[f.parentSlot] = *r
+	}
+	return r
 }
 
 // EvaluateEnabled appends the result of every flag that is on for ctx, in
@@ -101,19 +135,14 @@ func (s *Snapshot) evaluateInto(out []Result, ctx *Context) {
 // left out by a random draw or by a date makes the list itself depend on
 // them.
 func (s *Snapshot) EvaluateEnabled(ctx *Context, dst []Result) (results []Result, volatile bool, window Window) {
-	// Evaluate every flag into the free capacity, then keep those on.
-	n := len(dst)
-	dst = slices.Grow(dst, len(s.flags))
-	all := dst[n : n+len(s.flags)]
-	s.evaluateInto(all, ctx)
-	for i := range all {
-		r := &all[i]
+	dst = slices.Grow(dst, len(s.flags)) // grown once, as every flag may be on
+	s.EvaluateEach(ctx, func(r *Result) {
 		volatile = volatile || r.Volatile
 		window = window.Intersect(r.Window)
 		if r.Enabled {
-			dst = append(dst, *r) // never past all[i]: copies only forward
+			dst = append(dst, *r)
 		}
-	}
+	})
 	return dst, volatile, window
 }
 
@@ -180,10 +209,10 @@ func (s *Snapshot) dependenciesMet(f *flag, ctx *Context, e *run) bool {
 		if p == nil || len(p.deps) > 0 {
 			return false
 		}
-		if d.parentIndex < len(e.done) {
+		if d.parentIndex < e.evaluated {
 			// Evaluated already in this run: take its answer and what it
 			// depended on.
-			r := &e.done[d.parentIndex]
+			r := &e.parents[d.parentSlot]
 			e.volatile = e.volatile || r.Volatile
 			e.window = e.window.Intersect(r.Window)
 			if r.Enabled != d.wantEnabled || (r.Enabled && !d.anyVariant && !d.variants.has(r.Variant.Name)) {

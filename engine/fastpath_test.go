@@ -12,7 +12,8 @@ import (
 // path on realistic payloads and contexts: EvaluateAll (fields resolved
 // once for all flags, fixed results) with each flag evaluated alone with
 // the fixed results switched off; and a payload that reads more context
-// fields than fit on the stack.
+// fields than fit on the stack; and EvaluateEach, which keeps only the
+// parents' results, with EvaluateAll.
 func TestFastPathsAgree(t *testing.T) {
 	many := &clientapi.Features{Version: 2}
 	for i := range stackSlots + 4 {
@@ -33,7 +34,25 @@ func TestFastPathsAgree(t *testing.T) {
 			clientapi.Feature{Name: fmt.Sprint("cidr", i), Enabled: true, Strategies: []clientapi.Strategy{{Name: "default", Constraints: []clientapi.Constraint{
 				{ContextName: "remoteAddress", Operator: "IN_CIDR", Values: splitList(ips)}}}}})
 	}
-	payloads := map[string]*clientapi.Features{"fixture": fixture.Features(600, 5), "many fields": many, "addresses": addresses}
+	// Dependencies: parents before and after their children, fixed and
+	// evaluated, on and off, with variants asked for.
+	deps := &clientapi.Features{Version: 2}
+	rollout := func(pct string) []clientapi.Strategy {
+		return []clientapi.Strategy{{Name: "flexibleRollout", Parameters: clientapi.Parameters{"rollout": pct, "stickiness": "userId", "groupId": "g"}}}
+	}
+	for i := range 12 {
+		parent := fmt.Sprint("parent", i)
+		deps.Features = append(deps.Features,
+			clientapi.Feature{Name: fmt.Sprint("early-child", i), Enabled: true, Dependencies: []clientapi.Dependency{{Feature: parent}}},
+			clientapi.Feature{Name: parent, Enabled: i%4 != 0, Strategies: rollout(fmt.Sprint(i * 9)),
+				Variants: []clientapi.Variant{{Name: "a", Weight: 500, Stickiness: "userId"}, {Name: "b", Weight: 500, Stickiness: "userId"}}},
+			clientapi.Feature{Name: fmt.Sprint("fixed-parent", i), Enabled: i%2 == 0},
+			clientapi.Feature{Name: fmt.Sprint("late-child", i), Enabled: true, Strategies: rollout("50"), Dependencies: []clientapi.Dependency{
+				{Feature: parent, Variants: []string{"a"}}, {Feature: fmt.Sprint("fixed-parent", i)}}},
+			clientapi.Feature{Name: fmt.Sprint("unless-child", i), Enabled: true, Dependencies: []clientapi.Dependency{
+				{Feature: parent, Enabled: new(bool)}}})
+	}
+	payloads := map[string]*clientapi.Features{"fixture": fixture.Features(600, 5), "many fields": many, "addresses": addresses, "dependencies": deps}
 	for name, payload := range payloads {
 		snap := Compile(payload, Options{Rand: func(int) int { return 0 }})
 		fixed := 0
@@ -61,6 +80,16 @@ func TestFastPathsAgree(t *testing.T) {
 				if want := plain.Evaluate(r.Name, ctx); r != want {
 					t.Errorf("%s, context %d, flag %d: EvaluateAll %+v, alone without shortcuts %+v", name, ci, k, r, want)
 				}
+			}
+			k := 0
+			snap.EvaluateEach(ctx, func(r *Result) {
+				if k >= len(all) || *r != all[k] {
+					t.Errorf("%s, context %d, flag %d: EvaluateEach %+v, EvaluateAll %+v", name, ci, k, *r, all[min(k, len(all)-1)])
+				}
+				k++
+			})
+			if k != len(all) {
+				t.Errorf("%s, context %d: EvaluateEach gave %d results, EvaluateAll %d", name, ci, k, len(all))
 			}
 		}
 		if name == "fixture" && fixed == 0 {

@@ -76,9 +76,11 @@ type run struct {
 	slots []slotValue // one per snapshot slot, resolved on first use
 	// scratch says slots has one entry, re-resolved at every use.
 	scratch bool
-	// done holds, when all flags are evaluated in payload order, the
-	// results of the flags before the current one, by position.
-	done []Result
+	// evaluated is, when all flags are evaluated in payload order, how
+	// many came before the current one; parents holds the results of
+	// those that other flags depend on, by flag.parentSlot.
+	evaluated int
+	parents   []Result
 	// volatile is set when a random draw or a custom strategy took part:
 	// the same context may then get another answer at any moment.
 	volatile bool

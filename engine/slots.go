@@ -156,3 +156,29 @@ func (s *Snapshot) assignSlots() {
 	}
 	s.slotCount = len(numbers)
 }
+
+var resultPool = sync.Pool{New: func() any { return new([]Result) }}
+
+// runResults is what an evaluation of every flag keeps besides its slots:
+// the results of the parent flags (run.parents) and the one result being
+// evaluated. They come from resultPool: a result handed to a callback
+// would escape from the stack anyway.
+type runResults struct {
+	parents  []Result
+	current  *Result
+	borrowed *[]Result
+}
+
+func (s *Snapshot) borrowResults() runResults {
+	p := resultPool.Get().(*[]Result)
+	if cap(*p) < s.parentCount+1 {
+		*p = make([]Result, s.parentCount+1)
+	}
+	all := (*p)[:s.parentCount+1]
+	return runResults{parents: all[:s.parentCount], current: &all[s.parentCount], borrowed: p}
+}
+
+func (r runResults) release() {
+	clear(*r.borrowed) // drop the names and payloads
+	resultPool.Put(r.borrowed)
+}

@@ -17,6 +17,9 @@ type Snapshot struct {
 	warnings []string
 	// slotCount is how many distinct context fields the flags read.
 	slotCount int
+	// parentCount is how many flags other flags depend on (see
+	// flag.parentSlot).
+	parentCount int
 	// explained is built by the first Explain (see explain.go).
 	explained atomic.Pointer[explainIndex]
 }
@@ -25,9 +28,13 @@ type flag struct {
 	// fixed is the flag's result for every context, when it cannot depend
 	// on one: the flag is off, or on by a first strategy that is a plain
 	// default (or by having none) without parents or variants to pick.
-	fixed          *Result
-	name           string
-	index          int32 // position in Snapshot.flags
+	fixed *Result
+	name  string
+	index int32 // position in Snapshot.flags
+	// parentSlot numbers the flags that others depend on, -1 for the rest:
+	// evaluating every flag keeps the results of those alone, for their
+	// children to read (see run.parents).
+	parentSlot     int32
 	enabled        bool
 	impressionData bool
 	strategies     []strategy
@@ -38,6 +45,7 @@ type flag struct {
 type dependency struct {
 	parent      *flag // nil when the parent does not exist
 	parentIndex int   // the parent's position in Snapshot.flags
+	parentSlot  int32 // the parent's flag.parentSlot
 	wantEnabled bool
 	variants    stringSet
 	anyVariant  bool
@@ -81,6 +89,7 @@ func Compile(payload *clientapi.Features, opts Options) *Snapshot {
 	s.byName = make(map[string]*flag, len(s.flags))
 	for i := range s.flags {
 		s.flags[i].index = int32(i)
+		s.flags[i].parentSlot = -1
 		s.byName[s.flags[i].name] = &s.flags[i]
 	}
 	// Dependencies are resolved once all flags exist. With duplicate names
@@ -107,6 +116,7 @@ func Compile(payload *clientapi.Features, opts Options) *Snapshot {
 			})
 		}
 	}
+	s.numberParents()
 	s.packStrategies()
 	s.assignSlots()
 	// The fixed results share one allocation.
@@ -124,6 +134,24 @@ func Compile(payload *clientapi.Features, opts Options) *Snapshot {
 		}
 	}
 	return s
+}
+
+// numberParents gives every flag that another depends on a parentSlot,
+// and every dependency its parent's.
+func (s *Snapshot) numberParents() {
+	for i := range s.flags {
+		for j := range s.flags[i].deps {
+			d := &s.flags[i].deps[j]
+			if d.parent == nil {
+				continue
+			}
+			if d.parent.parentSlot < 0 {
+				d.parent.parentSlot = int32(s.parentCount)
+				s.parentCount++
+			}
+			d.parentSlot = d.parent.parentSlot
+		}
+	}
 }
 
 // packStrategies moves every flag's strategies into one array, in flag
