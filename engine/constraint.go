@@ -61,21 +61,29 @@ func IsOperator(name string) bool { _, ok := operators[name]; return ok }
 // that cannot be parsed is remembered as such (the constraint then never
 // matches, before inversion).
 //
-// Fields that every evaluation reads come first, so that a constraint
-// usually costs one or two cache lines.
+// What every evaluation reads is kept inline, in 88 bytes (at thousands
+// of flags constraints were the largest part of a snapshot, and waiting
+// for them a large part of evaluating it); what the less common operators
+// need lives behind more.
 type constraint struct {
 	field     field
 	op        operator
 	inverted  bool
 	fold      bool // case-insensitive STR_*
 	valid     bool // the constraint's own value parsed
-	strsASCII bool // every entry of strs is ASCII
+	strsASCII bool // every entry of values is ASCII (STR_*)
 
-	set      stringSet // IN, NOT_IN
-	strs     []string  // STR_* (lower-cased when fold)
-	num      float64   // NUM_*
-	dateNano int64     // DATE_*: date in Unix nanoseconds, saturated
+	// values are the listed values: a set for IN and NOT_IN, and for
+	// STR_* the strings in values.list (lower-cased when fold).
+	values   stringSet
+	num      float64 // NUM_*
+	dateNano int64   // DATE_*: date in Unix nanoseconds, saturated
+	more     *constraintMore
+}
 
+// constraintMore holds the parsed values of DATE_*, SEMVER_*, REGEX and
+// IN_CIDR constraints.
+type constraintMore struct {
 	date     time.Time      // DATE_*
 	ver      version        // SEMVER_*
 	re       *regexp.Regexp // REGEX; nil when invalid
@@ -88,40 +96,44 @@ func compileConstraint(c clientapi.Constraint, warn func(string, ...any)) constr
 	case opUnknown:
 		warn("unknown constraint operator %q on %q", c.Operator, c.ContextName)
 	case opIn, opNotIn:
-		cc.set = newStringSet(c.Values)
+		cc.values = newStringSet(c.Values)
 	case opStrStartsWith, opStrEndsWith, opStrContains:
 		cc.fold = c.CaseInsensitive
-		cc.strs = c.Values
+		strs := c.Values
 		if cc.fold {
-			cc.strs = make([]string, len(c.Values))
+			strs = make([]string, len(c.Values))
 			for i, v := range c.Values {
-				cc.strs[i] = strings.ToLower(v)
+				strs[i] = strings.ToLower(v)
 			}
 		}
+		cc.values = stringSet{list: strs}
 		cc.strsASCII = true
-		for _, v := range cc.strs {
+		for _, v := range strs {
 			cc.strsASCII = cc.strsASCII && isASCII(v)
 		}
 	case opNumEq, opNumGt, opNumGte, opNumLt, opNumLte:
 		cc.num, cc.valid = parseDecimal(c.Value)
 	case opDateAfter, opDateBefore:
-		cc.date, cc.valid = parseDate(c.Value)
-		cc.dateNano = unixNano(cc.date)
+		cc.more = &constraintMore{}
+		cc.more.date, cc.valid = parseDate(c.Value)
+		cc.dateNano = unixNano(cc.more.date)
 	case opSemverEq, opSemverGt, opSemverGte, opSemverLt, opSemverLte:
 		// Strict: a leading "v" makes the value invalid, as the spec requires.
-		cc.ver, cc.valid = parseSemver(c.Value)
+		cc.more = &constraintMore{}
+		cc.more.ver, cc.valid = parseSemver(c.Value)
 	case opRegex:
 		pattern := c.Value
 		if c.CaseInsensitive {
 			pattern = "(?i)" + pattern
 		}
 		re, err := regexp.Compile(pattern)
-		cc.re, cc.valid = re, err == nil
+		cc.more = &constraintMore{re: re}
+		cc.valid = err == nil
 		if err != nil {
 			warn("invalid REGEX %q: %v", c.Value, err)
 		}
 	case opInCIDR:
-		cc.prefixes = parsePrefixes(c.Values)
+		cc.more = &constraintMore{prefixes: parsePrefixes(c.Values)}
 	}
 	return cc
 }
@@ -179,9 +191,9 @@ func (c *constraint) test(ctx *Context, env *run) bool {
 	v, ok := sv.value, sv.present
 	switch c.op {
 	case opIn:
-		return ok && c.set.has(v)
+		return ok && c.values.has(v)
 	case opNotIn:
-		return !ok || !c.set.has(v)
+		return !ok || !c.values.has(v)
 	}
 	if !ok || !c.valid {
 		return false
@@ -194,12 +206,12 @@ func (c *constraint) test(ctx *Context, env *run) bool {
 		return ok && compareNum(c.op, n, c.num)
 	case opSemverEq, opSemverGt, opSemverGte, opSemverLt, opSemverLte:
 		ver, ok := sv.version()
-		return ok && compareOrder(c.op, ver.compare(c.ver))
+		return ok && compareOrder(c.op, ver.compare(c.more.ver))
 	case opRegex:
-		return c.re.MatchString(v)
+		return c.more.re.MatchString(v)
 	case opInCIDR:
 		addr, ok := sv.ip()
-		return ok && inPrefixes(c.prefixes, addr)
+		return ok && inPrefixes(c.more.prefixes, addr)
 	}
 	return false
 }
@@ -234,9 +246,9 @@ func (c *constraint) testDate(ctx *Context, env *run) bool {
 
 func (c *constraint) compareDate(t time.Time) bool {
 	if c.op == opDateAfter {
-		return t.After(c.date)
+		return t.After(c.more.date)
 	}
-	return t.Before(c.date)
+	return t.Before(c.more.date)
 }
 
 func (c *constraint) testString(v string) bool {
@@ -245,7 +257,7 @@ func (c *constraint) testString(v string) bool {
 		// Unicode case folding can change lengths: lower-case a copy.
 		v = strings.ToLower(v)
 	}
-	for _, s := range c.strs {
+	for _, s := range c.values.list {
 		var hit bool
 		switch {
 		case asciiFold:
