@@ -179,6 +179,6 @@ func (s *Snapshot) borrowResults() runResults {
 }
 
 func (r runResults) release() {
-	clear(*r.borrowed) // drop the names and payloads
+	clear((*r.borrowed)[:len(r.parents)+1]) // drop the names and payloads
 	resultPool.Put(r.borrowed)
 }
