@@ -232,9 +232,22 @@ func (ts *takenStream) finishSlowly(s *Server, rest []byte) {
 		ts.mu.Unlock()
 		msg, rev, ok := s.streamUpdate(ts.q, cur)
 		ts.mu.Lock()
-		if !ok || ts.dead {
+		if ts.dead {
 			ts.busy = false
 			ts.mu.Unlock()
+			return
+		}
+		if !ok {
+			ts.cur = max(ts.cur, rev) // nothing in the client's scope changed
+			ts.busy = false
+			// A fan-out pass that ran after streamUpdate looked at the
+			// revision skipped this stream as busy: ask for another, or
+			// the change would wait for the next one.
+			behind := s.revision.Load() > ts.cur
+			ts.mu.Unlock()
+			if behind {
+				s.streams.kickFanout()
+			}
 			return
 		}
 		ts.cur = rev

@@ -30,6 +30,10 @@ func TestStreamingSlowClientHoldsNobodyUp(t *testing.T) {
 		values[i] = fmt.Sprintf("%03d-%s", i, strings.Repeat("v", 96))
 	}
 	seedFlag(t, ts, "big", store.Strategy{Name: "default", Constraints: []clientapi.Constraint{{ContextName: "userId", Operator: "IN", Values: values}}})
+	// Switched off once at the end: the last state then differs from every
+	// earlier one. (Toggling big alone could end where the slow client
+	// stopped, which is then already up to date and gets nothing more.)
+	seedFlag(t, ts, "marker", store.Strategy{Name: "default"})
 
 	slow := dialSmallWindow(t, strings.TrimPrefix(ts.url, "http://"))
 	fmt.Fprintf(slow, "GET /api/client/streaming HTTP/1.1\r\nHost: test\r\nAuthorization: %s\r\n\r\n", testClientToken)
@@ -46,8 +50,12 @@ func TestStreamingSlowClientHoldsNobodyUp(t *testing.T) {
 	fast.next()
 
 	var last int64
-	for i := range 80 {
-		toggle(t, ts, "big", i%2 == 1)
+	for i := range 81 {
+		if i < 80 {
+			toggle(t, ts, "big", i%2 == 1)
+		} else {
+			toggle(t, ts, "marker", false)
+		}
 		m := fast.next()
 		if m.Event != "unleash-updated" {
 			t.Fatalf("change %d: the fast stream got %+v", i, m)
