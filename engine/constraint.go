@@ -72,6 +72,9 @@ type constraint struct {
 	fold      bool // case-insensitive STR_*
 	valid     bool // the constraint's own value parsed
 	strsASCII bool // every entry of values is ASCII (STR_*)
+	// memo numbers the constraint among the snapshot's distinct ones, 0
+	// when its verdict is not remembered (see memo.go).
+	memo uint16
 
 	// values are the listed values: a set for IN and NOT_IN, and for
 	// STR_* the strings in values.list (lower-cased when fold).

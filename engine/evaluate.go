@@ -80,7 +80,7 @@ func (s *Snapshot) EvaluateAll(ctx *Context, dst []Result) []Result {
 	var stack [stackSlots]slotValue
 	e, borrowed := s.newRun(&stack)
 	rs := s.borrowResults()
-	e.parents = rs.parents
+	e.all = rs
 	for i := range out {
 		if r := s.step(i, ctx, &e, &out[i]); r != &out[i] {
 			out[i] = *r
@@ -104,7 +104,7 @@ func (s *Snapshot) EvaluateEach(ctx *Context, yield func(r *Result)) {
 	var stack [stackSlots]slotValue
 	e, borrowed := s.newRun(&stack)
 	rs := s.borrowResults()
-	e.parents = rs.parents
+	e.all = rs
 	for i := range s.flags {
 		yield(s.step(i, ctx, &e, rs.current))
 	}
@@ -124,7 +124,7 @@ func (s *Snapshot) step(i int, ctx *Context, e *run, into *Result) *Result {
 		s.resultInto(r, f, ctx, e)
 	}
 	if f.parentSlot >= 0 {
-		e.parents[f.parentSlot] = *r
+		e.all.parents[f.parentSlot] = *r
 	}
 	return r
 }
@@ -213,7 +213,7 @@ func (s *Snapshot) dependenciesMet(f *flag, ctx *Context, e *run) bool {
 		if d.parentIndex < e.evaluated {
 			// Evaluated already in this run: take its answer and what it
 			// depended on.
-			r := &e.parents[d.parentSlot]
+			r := &e.all.parents[d.parentSlot]
 			e.volatile = e.volatile || r.Volatile
 			e.window = e.window.Intersect(r.Window)
 			if r.Enabled != d.wantEnabled || (r.Enabled && !d.anyVariant && !d.variants.has(r.Variant.Name)) {

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/signalbox/signalbox/clientapi"
 	"github.com/signalbox/signalbox/engine"
@@ -48,7 +49,16 @@ func FuzzCompileEvaluate(f *testing.F) {
 			}
 			snap.IsEnabled(name, &ctx)
 		}
-		snap.EvaluateAll(&ctx, nil)
+		// Evaluating every flag (fields resolved once, parents' results
+		// reused, constraint verdicts remembered) answers as each flag
+		// evaluated alone, with the same clock and draws.
+		at := time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
+		fixed := engine.Compile(state, engine.Options{Hostname: "h", Now: func() time.Time { return at }, Rand: func(int) int { return 0 }})
+		for _, r := range fixed.EvaluateAll(&ctx, nil) {
+			if alone := fixed.Evaluate(r.Name, &ctx); r != alone {
+				t.Fatalf("%s: with every flag %+v, alone %+v", r.Name, r, alone)
+			}
+		}
 	})
 }
 

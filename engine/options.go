@@ -77,10 +77,12 @@ type run struct {
 	// scratch says slots has one entry, re-resolved at every use.
 	scratch bool
 	// evaluated is, when all flags are evaluated in payload order, how
-	// many came before the current one; parents holds the results of
-	// those that other flags depend on, by flag.parentSlot.
+	// many came before the current one; all then holds the results of
+	// those that other flags depend on and the constraint verdicts met so
+	// far (nil in a run for one flag). One pointer keeps the run small:
+	// every single evaluation starts one.
 	evaluated int
-	parents   []Result
+	all       *runResults
 	// volatile is set when a random draw or a custom strategy took part:
 	// the same context may then get another answer at any moment.
 	volatile bool

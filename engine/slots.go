@@ -157,28 +157,39 @@ func (s *Snapshot) assignSlots() {
 	s.slotCount = len(numbers)
 }
 
-var resultPool = sync.Pool{New: func() any { return new([]Result) }}
+var resultPool = sync.Pool{New: func() any { return new(runResults) }}
 
-// runResults is what an evaluation of every flag keeps besides its slots:
-// the results of the parent flags (run.parents) and the one result being
-// evaluated. They come from resultPool: a result handed to a callback
-// would escape from the stack anyway.
+// runResults is what an evaluation of every flag keeps besides its slots
+// (run.all): the results of the parent flags, by flag.parentSlot; the one
+// result being evaluated; and the constraint verdicts met so far, by memo
+// number (see memo.go). They come from resultPool: a result handed to a
+// callback would escape from the stack anyway.
 type runResults struct {
-	parents  []Result
-	current  *Result
-	borrowed *[]Result
+	parents []Result
+	current *Result
+	memo    []uint8
+	results []Result // parents and current
 }
 
-func (s *Snapshot) borrowResults() runResults {
-	p := resultPool.Get().(*[]Result)
-	if cap(*p) < s.parentCount+1 {
-		*p = make([]Result, s.parentCount+1)
+// borrowResults returns room for an evaluation of every flag of s; hand it
+// back with release.
+func (s *Snapshot) borrowResults() *runResults {
+	rs := resultPool.Get().(*runResults)
+	if cap(rs.results) < s.parentCount+1 {
+		rs.results = make([]Result, s.parentCount+1)
 	}
-	all := (*p)[:s.parentCount+1]
-	return runResults{parents: all[:s.parentCount], current: &all[s.parentCount], borrowed: p}
+	rs.results = rs.results[:s.parentCount+1]
+	rs.parents, rs.current = rs.results[:s.parentCount], &rs.results[s.parentCount]
+	if cap(rs.memo) < s.memoCount+1 {
+		rs.memo = make([]uint8, s.memoCount+1)
+	}
+	rs.memo = rs.memo[:s.memoCount+1]
+	return rs
 }
 
-func (r runResults) release() {
-	clear((*r.borrowed)[:len(r.parents)+1]) // drop the names and payloads
-	resultPool.Put(r.borrowed)
+func (rs *runResults) release() {
+	clear(rs.results) // drop the names and payloads
+	clear(rs.memo)
+	rs.parents, rs.current = nil, nil
+	resultPool.Put(rs)
 }

@@ -20,6 +20,8 @@ type Snapshot struct {
 	// parentCount is how many flags other flags depend on (see
 	// flag.parentSlot).
 	parentCount int
+	// memoCount is how many distinct constraints have a memo number.
+	memoCount int
 	// explained is built by the first Explain (see explain.go).
 	explained atomic.Pointer[explainIndex]
 }
@@ -33,7 +35,7 @@ type flag struct {
 	index int32 // position in Snapshot.flags
 	// parentSlot numbers the flags that others depend on, -1 for the rest:
 	// evaluating every flag keeps the results of those alone, for their
-	// children to read (see run.parents).
+	// children to read (see runResults).
 	parentSlot     int32
 	enabled        bool
 	impressionData bool
@@ -118,6 +120,7 @@ func Compile(payload *clientapi.Features, opts Options) *Snapshot {
 	}
 	s.numberParents()
 	s.packStrategies()
+	s.numberConstraints()
 	s.assignSlots()
 	// The fixed results share one allocation.
 	count := 0

@@ -153,10 +153,8 @@ func (s *strategy) isOn(ctx *Context, e *run) bool {
 	if s.off {
 		return false
 	}
-	for i := range s.constraints {
-		if !s.constraints[i].matches(ctx, e) {
-			return false
-		}
+	if len(s.constraints) > 0 && !s.constraintsMatch(ctx, e) {
+		return false
 	}
 	switch s.kind {
 	case stratDefault:
@@ -185,6 +183,30 @@ func (s *strategy) isOn(ctx *Context, e *run) bool {
 		return s.more.custom.IsEnabled(s.more.params, ctx)
 	}
 	return false
+}
+
+// constraintsMatch reports whether every constraint of the strategy
+// matches, with the verdicts the run remembers when it keeps them.
+func (s *strategy) constraintsMatch(ctx *Context, e *run) bool {
+	if e.all == nil {
+		for i := range s.constraints {
+			if !s.constraints[i].matches(ctx, e) {
+				return false
+			}
+		}
+		return true
+	}
+	for i := range s.constraints {
+		c := &s.constraints[i]
+		if c.memo != 0 {
+			if !c.remembered(ctx, e) {
+				return false
+			}
+		} else if !c.matches(ctx, e) {
+			return false
+		}
+	}
+	return true
 }
 
 // rollout buckets id into 1..100 within the strategy's group. A missing id
