@@ -137,6 +137,14 @@ func compileStrategy(flagName string, s clientapi.Strategy, segments map[int][]c
 			warn("flag %q: unknown strategy %q evaluates false", flagName, s.Name)
 		}
 	}
+	// A rollout to everyone is on for every context, whatever the hash or
+	// the draw (both give 1..100): nothing to hash, and no randomness for
+	// the answer to depend on. (A gradual rollout by user or session id
+	// still needs the id, and a named stickiness field its value.)
+	if cs.pctOK && cs.percentage >= 100 && (cs.kind == stratGradualRandom ||
+		cs.kind == stratFlexibleRollout && (cs.sticky.mode == stickyDefault || cs.sticky.mode == stickyRandom)) {
+		cs.kind = stratDefault
+	}
 	cs.groupHash = newHashPrefix(groupID, rolloutSeed)
 	variantGroup := p["groupId"]
 	if variantGroup == "" {

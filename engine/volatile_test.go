@@ -37,11 +37,50 @@ func TestVolatile(t *testing.T) {
 		{"variant with its field", clientapi.Feature{Name: "f", Enabled: true, Variants: twoVariants}, engine.Options{}, engine.Context{Properties: map[string]string{"tenant": "t"}}, false},
 		{"variant without its field", clientapi.Feature{Name: "f", Enabled: true, Variants: twoVariants}, engine.Options{}, engine.Context{}, true},
 		{"off flag", clientapi.Feature{Name: "f", Enabled: false, Strategies: []clientapi.Strategy{rollout("random")}}, engine.Options{}, engine.Context{}, false},
+		// Everyone: the draw or hash cannot change the answer.
+		{"100% rollout without ids", withStrategy(rolloutAll("default")), engine.Options{}, engine.Context{}, false},
+		{"100% rollout, random stickiness", withStrategy(rolloutAll("random")), engine.Options{}, engine.Context{}, false},
+		{"gradualRolloutRandom at 100%", withStrategy(clientapi.Strategy{Name: "gradualRolloutRandom", Parameters: clientapi.Parameters{"percentage": "100"}}), engine.Options{}, engine.Context{}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := oneFlag(tt.f, tt.opts).Evaluate("f", &tt.ctx).Volatile; got != tt.want {
 				t.Errorf("Volatile = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func rolloutAll(stickiness string) clientapi.Strategy {
+	return clientapi.Strategy{Name: "flexibleRollout", Parameters: clientapi.Parameters{"rollout": "100", "stickiness": stickiness, "groupId": "g"}}
+}
+
+// TestRolloutToEveryone: a rollout to 100% is on without hashing for
+// default and random stickiness, with or without ids, and still needs the
+// id or the field where the strategy does.
+func TestRolloutToEveryone(t *testing.T) {
+	tests := []struct {
+		name string
+		st   clientapi.Strategy
+		ctx  engine.Context
+		want bool
+	}{
+		{"default stickiness, no ids", rolloutAll("default"), engine.Context{}, true},
+		{"default stickiness, a user", rolloutAll("default"), engine.Context{UserID: "u7"}, true},
+		{"random stickiness", rolloutAll("random"), engine.Context{}, true},
+		{"named field present", rolloutAll("tenant"), engine.Context{Properties: map[string]string{"tenant": "t"}}, true},
+		{"named field missing", rolloutAll("tenant"), engine.Context{}, false},
+		{"above 100", clientapi.Strategy{Name: "flexibleRollout", Parameters: clientapi.Parameters{"rollout": "150"}}, engine.Context{}, true},
+		{"gradualRolloutUserId without a user", clientapi.Strategy{Name: "gradualRolloutUserId", Parameters: clientapi.Parameters{"percentage": "100"}}, engine.Context{}, false},
+		{"gradualRolloutUserId with a user", clientapi.Strategy{Name: "gradualRolloutUserId", Parameters: clientapi.Parameters{"percentage": "100"}}, engine.Context{UserID: "u"}, true},
+		{"gradualRolloutRandom", clientapi.Strategy{Name: "gradualRolloutRandom", Parameters: clientapi.Parameters{"percentage": "100"}}, engine.Context{}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			// A draw of 100, the highest, must still be in.
+			snap := oneFlag(withStrategy(tt.st), engine.Options{Rand: func(n int) int { return n - 1 }})
+			if got := snap.Evaluate("f", &tt.ctx).Enabled; got != tt.want {
+				t.Errorf("enabled %v, want %v", got, tt.want)
 			}
 		})
 	}
