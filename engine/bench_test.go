@@ -19,7 +19,7 @@ func BenchmarkEvaluateOne(b *testing.B) {
 		{"default", clientapi.Feature{Name: "f", Enabled: true, Strategies: []clientapi.Strategy{{Name: "default"}}}},
 		{"flexibleRollout-3-constraints", clientapi.Feature{Name: "f", Enabled: true, Strategies: []clientapi.Strategy{{
 			Name:       "flexibleRollout",
-			Parameters: clientapi.Parameters{"rollout": "100", "stickiness": "default", "groupId": "f"},
+			Parameters: clientapi.Parameters{"rollout": "99", "stickiness": "default", "groupId": "f"}, // below 100: hashed
 			Constraints: []clientapi.Constraint{
 				{ContextName: "environment", Operator: "IN", Values: []string{"staging", "production"}},
 				{ContextName: "email", Operator: "STR_ENDS_WITH", Values: []string{"@example.com"}, CaseInsensitive: true},

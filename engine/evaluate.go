@@ -163,7 +163,15 @@ func (s *Snapshot) resultInto(r *Result, f *flag, ctx *Context, e *run) {
 	e.volatile, e.window = false, Window{}
 	on, winner := s.eval(f, ctx, e)
 	r.Name, r.Index, r.Found, r.Enabled, r.ImpressionData = f.name, f.index, true, on, f.impressionData
-	r.Variant = s.variantFor(f, winner, on, ctx, e)
+	switch {
+	// Most flags pick no variant: answered without the call.
+	case !on:
+		r.Variant = Variant{Name: DisabledVariant}
+	case f.variants == nil && (winner == nil || winner.variants == nil):
+		r.Variant = Variant{Name: DisabledVariant, FeatureEnabled: true}
+	default:
+		r.Variant = s.variantFor(f, winner, on, ctx, e)
+	}
 	r.Volatile = e.volatile
 	r.Window = e.window
 }
@@ -186,7 +194,7 @@ func (s *Snapshot) variantFor(f *flag, winner *strategy, on bool, ctx *Context, 
 // eval decides a flag and returns the first strategy that switched it on
 // (nil when the flag is on because it has no strategies).
 func (s *Snapshot) eval(f *flag, ctx *Context, e *run) (bool, *strategy) {
-	if !f.enabled || !s.dependenciesMet(f, ctx, e) {
+	if !f.enabled || len(f.deps) > 0 && !s.dependenciesMet(f, ctx, e) {
 		return false, nil
 	}
 	if len(f.strategies) == 0 {

@@ -3,10 +3,12 @@ package engine_test
 import (
 	"fmt"
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/signalbox/signalbox/clientapi"
 	"github.com/signalbox/signalbox/engine"
+	"github.com/signalbox/signalbox/internal/fixture"
 )
 
 func oneFlag(f clientapi.Feature, opts engine.Options) *engine.Snapshot {
@@ -231,5 +233,21 @@ func TestEvaluateAllKeepsPayloadOrder(t *testing.T) {
 	}
 	if r := snap.Evaluate("nope", &engine.Context{}); r.Found || r.Enabled || r.Variant.Name != "disabled" {
 		t.Errorf("unknown flag result %+v", r)
+	}
+}
+
+// TestEvaluateEnabledAppendsAfterDst: the enabled flags come after what
+// dst already holds.
+func TestEvaluateEnabledAppendsAfterDst(t *testing.T) {
+	snap := engine.Compile(fixture.Features(500, 3), engine.Options{})
+	wc := fixture.Context(1)
+	ctx := engine.ContextFromWire(&wc)
+	want, _, _ := snap.EvaluateEnabled(&ctx, nil)
+	if len(want) == 0 {
+		t.Fatal("no flag is on")
+	}
+	got, _, _ := snap.EvaluateEnabled(&ctx, []engine.Result{{Name: "before"}})
+	if len(got) != len(want)+1 || got[0].Name != "before" || !slices.Equal(got[1:], want) {
+		t.Errorf("after a prefix: %d results, want %d", len(got), len(want)+1)
 	}
 }
