@@ -176,6 +176,10 @@ func (s *strategy) isOn(ctx *Context, e *run) bool {
 	case stratGradualRandom:
 		return s.pctOK && s.percentage > 0 && float64(e.randomIn(100)) <= s.percentage
 	case stratFlexibleRollout:
+		if s.sticky.mode == stickyDefault && ctx.UserID != "" {
+			// The common case, without two calls.
+			return s.pctOK && s.percentage > 0 && float64(s.groupHash.bucket(ctx.UserID, 100)) <= s.percentage
+		}
 		return s.flexible(ctx, e)
 	case stratRemoteAddress:
 		return s.remoteAddress(e.slot(ctx, &s.more.remote))
