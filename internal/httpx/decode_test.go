@@ -107,6 +107,35 @@ func TestDecodeJSON(t *testing.T) {
 	}
 }
 
+// TestDecodeJSONSmallAndLargeBodiesAgree: a body read whole and decoded
+// in one go, and the same body made longer than that buffer by trailing
+// spaces (which JSON ignores), which goes through the streaming decoder,
+// give the same value or the same error.
+func TestDecodeJSONSmallAndLargeBodiesAgree(t *testing.T) {
+	for _, body := range []string{
+		`{"toggles":["a","b"],"context":{"userId":"u","properties":{"p":"v"}},"limit":3}`,
+		``, `   `, `{"limit":1} x`, `{"limit":1}{"limit":2}`, `{"limit":}`, `{"limit":"many"}`, `[1]`, `{"limit":1`,
+	} {
+		decode := func(b string) (decodeTarget, string) {
+			var got decodeTarget
+			err := DecodeJSON(httptest.NewRecorder(), httptest.NewRequest("POST", "/", strings.NewReader(b)), &got, 0)
+			if err == nil {
+				return got, ""
+			}
+			return got, err.Error()
+		}
+		small, smallErr := decode(body)
+		large, largeErr := decode(body + strings.Repeat(" ", 2*smallBodyBytes))
+		// A body cut short names the last byte read, which the spaces move.
+		if strings.Contains(smallErr, "it ends after byte") {
+			smallErr, largeErr = strings.Split(smallErr, "byte")[0], strings.Split(largeErr, "byte")[0]
+		}
+		if smallErr != largeErr || !cmp.Equal(small, large) {
+			t.Errorf("%q: read whole %+v %q, streamed %+v %q", body, small, smallErr, large, largeErr)
+		}
+	}
+}
+
 func TestDecodeJSONNilBodyAndBadTarget(t *testing.T) {
 	r := httptest.NewRequest("POST", "/", nil)
 	r.Body = nil
