@@ -163,27 +163,26 @@ func (s *Snapshot) resultInto(r *Result, f *flag, ctx *Context, e *run) {
 	e.volatile, e.window = false, Window{}
 	on, winner := s.eval(f, ctx, e)
 	r.Name, r.Index, r.Found, r.Enabled, r.ImpressionData = f.name, f.index, true, on, f.impressionData
-	switch {
-	// Most flags pick no variant: answered without the call.
-	case !on:
-		r.Variant = Variant{Name: DisabledVariant}
-	case f.variants == nil && (winner == nil || winner.variants == nil):
-		r.Variant = Variant{Name: DisabledVariant, FeatureEnabled: true}
-	default:
-		r.Variant = s.variantFor(f, winner, on, ctx, e)
-	}
+	r.Variant = s.variantFor(f, winner, on, ctx, e)
 	r.Volatile = e.volatile
 	r.Window = e.window
 }
 
+// variantFor is the variant a flag answers with: from the winning
+// strategy's variants when it has some, else the flag's. Most flags have
+// none to pick and are answered without pickVariant.
 func (s *Snapshot) variantFor(f *flag, winner *strategy, on bool, ctx *Context, e *run) Variant {
-	if !on {
-		return Variant{Name: DisabledVariant}
-	}
-	vs := f.variants
-	if winner != nil && !winner.variants.empty() {
+	vs := f.variants // never empty when not nil (see compileVariants)
+	if winner != nil && winner.variants != nil {
 		vs = winner.variants
 	}
+	if !on || vs == nil {
+		return Variant{Name: DisabledVariant, FeatureEnabled: on}
+	}
+	return pickVariant(vs, ctx, e)
+}
+
+func pickVariant(vs *variantSet, ctx *Context, e *run) Variant {
 	v := vs.pick(ctx, e)
 	if v == nil {
 		return Variant{Name: DisabledVariant, FeatureEnabled: true}

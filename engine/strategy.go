@@ -177,8 +177,7 @@ func (s *strategy) isOn(ctx *Context, e *run) bool {
 		return s.pctOK && s.percentage > 0 && float64(e.randomIn(100)) <= s.percentage
 	case stratFlexibleRollout:
 		if s.sticky.mode == stickyDefault && ctx.UserID != "" {
-			// The common case, without two calls.
-			return s.pctOK && s.percentage > 0 && float64(s.groupHash.bucket(ctx.UserID, 100)) <= s.percentage
+			return s.rollout(ctx.UserID) // the common case, one call fewer
 		}
 		return s.flexible(ctx, e)
 	case stratRemoteAddress:
@@ -200,17 +199,9 @@ func (s *strategy) isOn(ctx *Context, e *run) bool {
 // constraintsMatch reports whether every constraint of the strategy
 // matches, with the verdicts the run remembers when it keeps them.
 func (s *strategy) constraintsMatch(ctx *Context, e *run) bool {
-	if e.all == nil {
-		for i := range s.constraints {
-			if !s.constraints[i].matches(ctx, e) {
-				return false
-			}
-		}
-		return true
-	}
 	for i := range s.constraints {
 		c := &s.constraints[i]
-		if c.memo != 0 {
+		if c.memo != 0 && e.all != nil {
 			if !c.remembered(ctx, e) {
 				return false
 			}
