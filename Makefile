@@ -1,5 +1,10 @@
 # Convenience targets; scripts/test.sh is what CI runs.
-.PHONY: test bench bench-go bench-load
+.PHONY: build test bench bench-go bench-load
+
+# The release binary: static (no C library to find or map at run time),
+# without paths of the build machine.
+build:
+	CGO_ENABLED=0 go build -trimpath -o signalbox ./cmd/signalbox
 
 test:
 	./scripts/test.sh

@@ -107,16 +107,17 @@ func loadScripts(cfg *proxy.Config, log *slog.Logger) error {
 // nodeGCPercent is the garbage collector's target for proxy and Edge
 // nodes, unless GOGC says otherwise (ok false). A node's heap is its
 // compiled configuration (a few MB at thousands of flags) and about a
-// kilobyte of garbage per request, so collecting at 50% growth instead of
-// Go's 100% keeps the heap nearer the configuration's size: the RSS after
-// sbbench's 5,000-flag load fell from 36–37 to 33–34 MiB, with requests
-// per second within the runs' noise. (At 25% it was 31–33 MiB, but a run
-// of cached answers lost up to a fifth of its rate to collections.)
+// kilobyte of garbage per request, so collecting at 25% growth instead of
+// Go's 100% keeps the heap near the configuration's size at little cost:
+// marking a 5,000-flag configuration takes about 1.5 ms, once per some
+// thousand requests. After sbbench's 5,000-flag load (static build) the
+// RSS was 31–32 MiB at 50% and 29–30 at 25%, with requests per second
+// within the runs' noise at every size.
 func nodeGCPercent(getenv func(string) string) (percent int, ok bool) {
 	if getenv("GOGC") != "" {
 		return 0, false
 	}
-	return 50, true
+	return 25, true
 }
 
 // serveNode serves a proxy or Edge node on ln and runs its sync loops

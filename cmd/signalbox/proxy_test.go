@@ -59,7 +59,7 @@ func TestNodeGCPercent(t *testing.T) {
 		percent int
 		ok      bool
 	}{
-		{"GOGC unset: the node's own target", nil, 50, true},
+		{"GOGC unset: the node's own target", nil, 25, true},
 		{"GOGC set: left to it", map[string]string{"GOGC": "200"}, 0, false},
 		{"GOGC off: left to it", map[string]string{"GOGC": "off"}, 0, false},
 	}
