@@ -9,10 +9,16 @@ import (
 // is only used inside UnmarshalJSON methods), so it needs no error
 // handling of its own. It exists because decoding the POST /proxy body
 // through json.RawMessage and maps cost more than evaluating the flags.
+//
+// text holds the same bytes as b, copied once: the strings it reads are
+// slices of it, not one allocation each.
 type scanner struct {
-	b []byte
-	i int
+	b    []byte
+	text string
+	i    int
 }
+
+func newScanner(data []byte) scanner { return scanner{b: data, text: string(data)} }
 
 func (s *scanner) ws() {
 	for s.i < len(s.b) {
@@ -51,7 +57,7 @@ func (s *scanner) str() string {
 	s.i++
 	tok := s.b[start:s.i]
 	if inner := tok[1 : len(tok)-1]; plain && utf8.Valid(inner) {
-		return string(inner)
+		return s.text[start+1 : s.i-1]
 	}
 	var out string
 	_ = json.Unmarshal(tok, &out)
@@ -106,7 +112,7 @@ func (s *scanner) scalar() (text string, ok, isScalar bool) {
 	}
 	start := s.i
 	s.skip()
-	return string(s.b[start:s.i]), true, true
+	return s.text[start:s.i], true, true
 }
 
 // members calls fn for each member of the object at the scanner, with the
@@ -137,7 +143,7 @@ type jsonContext struct {
 
 func (c *jsonContext) UnmarshalJSON(data []byte) error {
 	c.b.lastWins = true
-	s := scanner{b: data}
+	s := newScanner(data)
 	switch s.peek() {
 	case 'n':
 		return nil
@@ -189,7 +195,7 @@ type jsonToggles struct {
 }
 
 func (t *jsonToggles) UnmarshalJSON(data []byte) error {
-	s := scanner{b: data}
+	s := newScanner(data)
 	bad := func() { t.err = invalid(".body.toggles", "type", "toggles must be an array of flag names (strings)") }
 	switch s.peek() {
 	case 'n':

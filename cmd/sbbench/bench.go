@@ -68,6 +68,9 @@ func newBench(ctx context.Context, bin string, dur time.Duration, conc int, with
 			return nil, fmt.Errorf("building signalbox (run from the repository root): %w", err)
 		}
 	}
+	if err := loadAsFromDisk(b.bin); err != nil {
+		return nil, fmt.Errorf("dropping %s from the page cache: %w", b.bin, err)
+	}
 	if withRef {
 		if _, err := exec.LookPath("node"); err == nil {
 			if _, err := os.Stat("test/compat/node_modules/@unleash/proxy"); err == nil {
