@@ -47,8 +47,8 @@ func TestAnswerCacheFollowsTheClock(t *testing.T) {
 
 	var now time.Time
 	snap := engine.Compile(payload, engine.Options{Now: func() time.Time { return now }})
-	cached := New(snap, payload, 1<<20)
-	fresh := New(snap, payload, 0)
+	cached := New(snap, 1<<20)
+	fresh := New(snap, 0)
 	serve := func(a *Writer) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			ctx := ContextFromQuery(r.URL.RawQuery)
@@ -115,7 +115,7 @@ func TestAnswerCacheBounds(t *testing.T) {
 		ctx := engine.Context{UserID: user}
 		a.Write(httptest.NewRecorder(), httptest.NewRequest("GET", "/proxy", nil), &ctx, nil, false, true)
 	}
-	a := New(snap, payload, 2000)
+	a := New(snap, 2000)
 	for i := range 200 {
 		write(a, fmt.Sprint("one-off-", i))
 	}
@@ -137,7 +137,7 @@ func TestAnswerCacheBounds(t *testing.T) {
 	if _, ok := a.cache.get(answerKey(&first, false)); !ok {
 		t.Error("the first poller's answer was dropped to make room")
 	}
-	off := New(snap, payload, 0)
+	off := New(snap, 0)
 	write(off, "u")
 	write(off, "u")
 	if n := off.cache.len(); n != 0 {
@@ -159,7 +159,7 @@ func TestAnswerCacheConcurrent(t *testing.T) {
 	var clock atomic.Int64
 	clock.Store(boundary.Add(-time.Second).UnixNano())
 	snap := engine.Compile(payload, engine.Options{Now: func() time.Time { return time.Unix(0, clock.Load()) }})
-	a := New(snap, payload, 4096)
+	a := New(snap, 4096)
 	answer := func(user string) string {
 		ctx := engine.Context{UserID: user}
 		w := httptest.NewRecorder()

@@ -60,18 +60,10 @@ var (
 	hashVariantOnNoneLeft = pieceHash(variantOnNoneLeft)
 )
 
-// newPieces encodes the flags of snap, whose variants and payloads come from
-// payload, the configuration snap was compiled from. A flag missing from
-// payload gets no pieces and its toggles are encoded in full.
-func newPieces(snap *engine.Snapshot, payload *clientapi.Features) *pieces {
+// newPieces encodes the flags of snap, with the variants it can answer
+// with (Snapshot.Variants), whose payload pointers the results carry.
+func newPieces(snap *engine.Snapshot) *pieces {
 	p := &pieces{}
-	features := map[string]*clientapi.Feature{}
-	if payload != nil {
-		for i := range payload.Features {
-			// A later duplicate replaces an earlier one, as in the snapshot.
-			features[payload.Features[i].Name] = &payload.Features[i]
-		}
-	}
 	names := snap.Names()
 	p.flags = make([]flagPieces, len(names))
 	// All pieces share one allocation, in flag order: encoding walks the
@@ -88,13 +80,14 @@ func newPieces(snap *engine.Snapshot, payload *clientapi.Features) *pieces {
 		arena = appendString(arena, name)
 		arena = append(arena, `,"enabled":`...)
 		opens[i] = span{from, len(arena)}
-		if ft := features[name]; ft != nil {
-			f.variants = collectVariants(ft)
-			for k := range f.variants {
-				from := len(arena)
-				arena = appendVariant(arena, f.variants[k].name, f.variants[k].payload)
-				encs = append(encs, span{from, len(arena)})
+		for vname, payload := range snap.Variants(i) {
+			if hasVariant(f.variants, vname, payload) {
+				continue
 			}
+			f.variants = append(f.variants, variantPiece{name: vname, payload: payload})
+			from := len(arena)
+			arena = appendVariant(arena, vname, payload)
+			encs = append(encs, span{from, len(arena)})
 		}
 	}
 	text := string(arena)
@@ -110,24 +103,6 @@ func newPieces(snap *engine.Snapshot, payload *clientapi.Features) *pieces {
 		}
 	}
 	return p
-}
-
-// collectVariants lists the distinct variants of a flag and of its
-// strategies: the engine answers with one of them.
-func collectVariants(ft *clientapi.Feature) []variantPiece {
-	var out []variantPiece
-	add := func(vs []clientapi.Variant) {
-		for _, v := range vs {
-			if !hasVariant(out, v.Name, v.Payload) {
-				out = append(out, variantPiece{name: v.Name, payload: v.Payload})
-			}
-		}
-	}
-	add(ft.Variants)
-	for i := range ft.Strategies {
-		add(ft.Strategies[i].Variants)
-	}
-	return out
 }
 
 func hasVariant(vs []variantPiece, name string, payload *clientapi.Payload) bool {

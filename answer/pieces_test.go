@@ -66,7 +66,7 @@ func TestPiecesEncodeLikeTheGeneralForm(t *testing.T) {
 	payloads := map[string]*clientapi.Features{"edge cases": piecesPayload(), "fixture": fixture.Features(300, 4)}
 	for name, payload := range payloads {
 		snap := engine.Compile(payload, engine.Options{Rand: func(int) int { return 0 }})
-		p := newPieces(snap, payload)
+		p := newPieces(snap)
 		contexts := pieceContexts(40)
 		for i := range 6 {
 			wc := fixture.Context(i)
@@ -113,7 +113,7 @@ func TestPiecesEncodeLikeTheGeneralForm(t *testing.T) {
 func TestPiecesLeaveUnknownResultsToTheGeneralForm(t *testing.T) {
 	payload := piecesPayload()
 	snap := engine.Compile(payload, engine.Options{})
-	p := newPieces(snap, payload)
+	p := newPieces(snap)
 	plain := snap.Evaluate("plain", &engine.Context{})
 	foreign := plain
 	foreign.Variant = engine.Variant{Name: "not listed", Enabled: true, FeatureEnabled: true}
@@ -137,7 +137,7 @@ func TestAnswerTagIsExact(t *testing.T) {
 	payload := fixture.Features(120, 2)
 	payload.Features = append(payload.Features, piecesPayload().Features...)
 	snap := engine.Compile(payload, engine.Options{})
-	w := New(snap, payload, 0)
+	w := New(snap, 0)
 	shape := regexp.MustCompile(`^W/"([0-9a-f]+)-[0-9a-f]{16}"$`)
 	bodyOf, tagOf := map[string]string{}, map[string]string{}
 	for _, all := range []bool{false, true} {
@@ -182,7 +182,7 @@ func TestAnswerTagIsStable(t *testing.T) {
 	ctx := &engine.Context{UserID: "u1"}
 	tagOf := func(payload *clientapi.Features) (string, string) {
 		snap := engine.Compile(payload, engine.Options{})
-		return appendTogglesTag(snap.EvaluateAll(ctx, nil), newPieces(snap, payload))
+		return appendTogglesTag(snap.EvaluateAll(ctx, nil), newPieces(snap))
 	}
 	base := piecesPayload()
 	body, tag := tagOf(base)

@@ -12,7 +12,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/signalbox/signalbox/clientapi"
 	"github.com/signalbox/signalbox/engine"
 )
 
@@ -26,11 +25,11 @@ type Writer struct {
 	cache  *answerCache
 }
 
-// New prepares answers for snap, compiled from payload, with an answer
-// cache bounded to cacheBytes (0 keeps no answers). Kept answers expire by
-// the snapshot's clock (engine.Options.Now).
-func New(snap *engine.Snapshot, payload *clientapi.Features, cacheBytes int64) *Writer {
-	return &Writer{snap: snap, pieces: newPieces(snap, payload), cache: newAnswerCache(cacheBytes, snap.Now)}
+// New prepares answers for snap, with an answer cache bounded to
+// cacheBytes (0 keeps no answers). Kept answers expire by the snapshot's
+// clock (engine.Options.Now).
+func New(snap *engine.Snapshot, cacheBytes int64) *Writer {
+	return &Writer{snap: snap, pieces: newPieces(snap), cache: newAnswerCache(cacheBytes, snap.Now)}
 }
 
 // CachedAnswers is how many answers the cache holds.

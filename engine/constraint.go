@@ -93,13 +93,13 @@ type constraintMore struct {
 	prefixes []netip.Prefix // IN_CIDR
 }
 
-func compileConstraint(c clientapi.Constraint, warn func(string, ...any)) constraint {
-	cc := constraint{field: fieldOf(c.ContextName), op: operators[c.Operator], inverted: c.Inverted, valid: true}
+func compileConstraint(c clientapi.Constraint, k *keeper, warn func(string, ...any)) constraint {
+	cc := constraint{field: k.field(c.ContextName), op: operators[c.Operator], inverted: c.Inverted, valid: true}
 	switch cc.op {
 	case opUnknown:
 		warn("unknown constraint operator %q on %q", c.Operator, c.ContextName)
 	case opIn, opNotIn:
-		cc.values = newStringSet(c.Values)
+		cc.values = newStringSet(k.list(c.Values))
 	case opStrStartsWith, opStrEndsWith, opStrContains:
 		cc.fold = c.CaseInsensitive
 		strs := c.Values
@@ -109,7 +109,7 @@ func compileConstraint(c clientapi.Constraint, warn func(string, ...any)) constr
 				strs[i] = strings.ToLower(v)
 			}
 		}
-		cc.values = stringSet{list: strs}
+		cc.values = stringSet{list: k.list(strs)}
 		cc.strsASCII = true
 		for _, v := range strs {
 			cc.strsASCII = cc.strsASCII && isASCII(v)

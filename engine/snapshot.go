@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"iter"
 	"sync/atomic"
 
 	"github.com/signalbox/signalbox/clientapi"
@@ -67,12 +68,13 @@ func Compile(payload *clientapi.Features, opts Options) *Snapshot {
 		return s
 	}
 	warn := func(format string, args ...any) { s.warnings = append(s.warnings, fmt.Sprintf(format, args...)) }
+	k := &keeper{}
 
 	segments := make(map[int][]constraint, len(payload.Segments))
 	for _, seg := range payload.Segments {
 		cs := make([]constraint, 0, len(seg.Constraints))
 		for _, c := range seg.Constraints {
-			cs = append(cs, compileConstraint(c, warn))
+			cs = append(cs, compileConstraint(c, k, warn))
 		}
 		segments[seg.ID] = cs
 	}
@@ -80,7 +82,7 @@ func Compile(payload *clientapi.Features, opts Options) *Snapshot {
 	s.flags = make([]flag, 0, len(payload.Features))
 	index := make(map[string]int, len(payload.Features))
 	for _, f := range payload.Features {
-		cf := compileFlag(f, segments, s.env, warn)
+		cf := compileFlag(f, segments, s.env, k, warn)
 		if i, dup := index[f.Name]; dup {
 			s.flags[i] = cf // a later duplicate replaces the earlier one in place
 			continue
@@ -113,7 +115,7 @@ func Compile(payload *clientapi.Features, opts Options) *Snapshot {
 				parentIndex: pi,
 				parent:      s.byName[d.Feature],
 				wantEnabled: d.WantsEnabled(),
-				variants:    newStringSet(d.Variants),
+				variants:    newStringSet(k.list(d.Variants)),
 				anyVariant:  len(d.Variants) == 0,
 			})
 		}
@@ -185,17 +187,17 @@ func (s *Snapshot) packStrategies() {
 	}
 }
 
-func compileFlag(f clientapi.Feature, segments map[int][]constraint, e *env, warn func(string, ...any)) flag {
-	cf := flag{name: f.Name, enabled: f.Enabled, impressionData: f.ImpressionData}
+func compileFlag(f clientapi.Feature, segments map[int][]constraint, e *env, k *keeper, warn func(string, ...any)) flag {
+	cf := flag{name: k.str(f.Name), enabled: f.Enabled, impressionData: f.ImpressionData}
 	for _, st := range f.Strategies {
-		cf.strategies = append(cf.strategies, compileStrategy(f.Name, st, segments, e, warn))
+		cf.strategies = append(cf.strategies, compileStrategy(f.Name, st, segments, e, k, warn))
 	}
 	// Flag-level variants hash with the first variant's stickiness.
 	sticky := stickiness{}
 	if len(f.Variants) > 0 {
-		sticky = parseStickiness(f.Variants[0].Stickiness)
+		sticky = k.stickiness(f.Variants[0].Stickiness)
 	}
-	cf.variants = compileVariants(f.Variants, f.Name, sticky)
+	cf.variants = compileVariants(f.Variants, f.Name, sticky, k)
 	return cf
 }
 
@@ -219,6 +221,37 @@ func (s *Snapshot) Names() []string {
 		out[i] = s.flags[i].name
 	}
 	return out
+}
+
+// Variants yields the variants that the flag at index i (as in Names) can
+// answer with, its own and then each strategy's in payload order, with the
+// payload pointers its results carry (callers must not modify them).
+func (s *Snapshot) Variants(i int) iter.Seq2[string, *clientapi.Payload] {
+	return func(yield func(string, *clientapi.Payload) bool) {
+		if i < 0 || i >= len(s.flags) {
+			return
+		}
+		f := &s.flags[i]
+		each := func(vs *variantSet) bool {
+			if vs == nil {
+				return true
+			}
+			for k := range vs.variants {
+				if !yield(vs.variants[k].name, vs.variants[k].payload) {
+					return false
+				}
+			}
+			return true
+		}
+		if !each(f.variants) {
+			return
+		}
+		for j := range f.strategies {
+			if !each(f.strategies[j].variants) {
+				return
+			}
+		}
+	}
 }
 
 // fixedResult is f's result when no context can change it.

@@ -91,10 +91,10 @@ type strategyMore struct {
 	params    map[string]string // custom strategies see their raw parameters
 }
 
-func compileStrategy(flagName string, s clientapi.Strategy, segments map[int][]constraint, e *env, warn func(string, ...any)) strategy {
+func compileStrategy(flagName string, s clientapi.Strategy, segments map[int][]constraint, e *env, k *keeper, warn func(string, ...any)) strategy {
 	cs := strategy{kind: builtinStrategies[s.Name]}
 	for _, c := range s.Constraints {
-		cc := compileConstraint(c, warn)
+		cc := compileConstraint(c, k, warn)
 		if cc.op == opUnknown {
 			cs.off = true
 		}
@@ -113,7 +113,7 @@ func compileStrategy(flagName string, s clientapi.Strategy, segments map[int][]c
 	groupID := p["groupId"]
 	switch cs.kind {
 	case stratUserWithID:
-		cs.ids = newStringSet(splitList(p["userIds"]))
+		cs.ids = newStringSet(k.list(splitList(p["userIds"])))
 	case stratGradualUserID, stratGradualSessionID, stratGradualRandom:
 		cs.percentage, cs.pctOK = parsePercentage(p["percentage"])
 	case stratFlexibleRollout:
@@ -121,14 +121,14 @@ func compileStrategy(flagName string, s clientapi.Strategy, segments map[int][]c
 		if groupID == "" {
 			groupID = flagName
 		}
-		cs.sticky = parseStickiness(p["stickiness"])
+		cs.sticky = k.stickiness(p["stickiness"])
 	case stratRemoteAddress:
-		addrs := splitList(p["IPs"])
+		addrs := k.list(splitList(p["IPs"]))
 		cs.more = &strategyMore{remote: fieldOf("remoteAddress"), addrs: addrs, prefixes: parsePrefixes(addrs)}
 	case stratApplicationHostname:
 		cs.more = &strategyMore{}
 		for _, h := range splitList(p["hostNames"]) {
-			cs.more.hostnames = append(cs.more.hostnames, strings.ToLower(h))
+			cs.more.hostnames = append(cs.more.hostnames, k.str(strings.ToLower(h)))
 		}
 	case stratUnknown:
 		if custom, ok := e.custom[s.Name]; ok {
@@ -152,7 +152,7 @@ func compileStrategy(flagName string, s clientapi.Strategy, segments map[int][]c
 	}
 	// Strategy variants use the strategy's stickiness parameter, as the
 	// reference engine does; the variants' own stickiness is ignored.
-	cs.variants = compileVariants(s.Variants, variantGroup, parseStickiness(p["stickiness"]))
+	cs.variants = compileVariants(s.Variants, variantGroup, k.stickiness(p["stickiness"]), k)
 	return cs
 }
 

@@ -26,18 +26,18 @@ type override struct {
 // compileVariants compiles a list of variants; an empty list gives nil.
 // (Most flags and strategies have none, and evaluation streams through
 // them: a pointer keeps them small.)
-func compileVariants(list []clientapi.Variant, group string, sticky stickiness) *variantSet {
+func compileVariants(list []clientapi.Variant, group string, sticky stickiness, k *keeper) *variantSet {
 	if len(list) == 0 {
 		return nil
 	}
 	vs := &variantSet{hash: newHashPrefix(group, variantSeed), sticky: sticky}
 	for _, v := range list {
-		cv := variant{name: v.Name, payload: v.Payload}
+		cv := variant{name: k.str(v.Name), payload: k.payload(v.Payload)}
 		if v.Weight > 0 {
 			cv.weight = uint32(v.Weight)
 		}
 		for _, o := range v.Overrides {
-			cv.overrides = append(cv.overrides, override{field: fieldOf(o.ContextName), values: newStringSet(o.Values)})
+			cv.overrides = append(cv.overrides, override{field: k.field(o.ContextName), values: newStringSet(k.list(o.Values))})
 		}
 		vs.total += cv.weight
 		vs.variants = append(vs.variants, cv)

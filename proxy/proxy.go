@@ -211,7 +211,7 @@ func (p *Proxy) install(payload *clientapi.Features, src source) bool {
 	}
 	payload = p.filter(payload)
 	snap := engine.Compile(payload, p.engineOpts)
-	st := &state{snap: snap, source: src, answers: answer.New(snap, payload, p.cfg.AnswerCacheBytes)}
+	st := &state{snap: snap, source: src, answers: answer.New(snap, p.cfg.AnswerCacheBytes)}
 	if len(p.serverTokens) > 0 {
 		b, err := json.Marshal(payload)
 		if err != nil {

@@ -130,7 +130,7 @@ func (p *clientPayload) size() int64 {
 func (p *clientPayload) frontendAnswers() *answer.Writer {
 	p.answersOnce.Do(func() {
 		p.snapshot = engine.Compile(p.features, engine.Options{})
-		p.answers = answer.New(p.snapshot, p.features, answer.DefaultCacheBytes)
+		p.answers = answer.New(p.snapshot, answer.DefaultCacheBytes)
 	})
 	return p.answers
 }
