@@ -7,7 +7,7 @@ package answer
 // body is such JSON, then hands the members' bytes to the same
 // UnmarshalJSON methods encoding/json would call, so the lookup is what
 // json.Unmarshal would make of it; encoding/json's own pass over the body
-// and its reflection cost as much as evaluating 60 flags. Anything else
+// and its reflection cost more than evaluating 60 flags. Anything else
 // (numbers, escapes, other or repeated members, members spelt in another
 // case, which encoding/json matches too) leaves l untouched and reports
 // false.
