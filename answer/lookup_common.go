@@ -12,47 +12,26 @@ package answer
 // case, which encoding/json matches too) leaves l untouched and reports
 // false.
 func (l *Lookup) DecodeCommon(body []byte) bool {
-	v := validator{b: body}
-	if !v.take('{') {
-		return false
-	}
+	v := validator{scanner{b: body}}
 	var context, toggles []byte
-	if !v.take('}') {
-		for {
-			key, ok := v.str()
-			if !ok || !v.take(':') {
+	ok := v.object(0, func(key, value []byte) bool {
+		switch string(key) {
+		case "context":
+			if context != nil {
 				return false
 			}
-			v.ws()
-			from := v.i
-			if !v.value(0) {
+			context = value
+		case "toggles":
+			if toggles != nil {
 				return false
 			}
-			switch span := body[from:v.i]; string(key) {
-			case "context":
-				if context != nil {
-					return false
-				}
-				context = span
-			case "toggles":
-				if toggles != nil {
-					return false
-				}
-				toggles = span
-			default:
-				return false
-			}
-			if v.take(',') {
-				continue
-			}
-			if v.take('}') {
-				break
-			}
+			toggles = value
+		default:
 			return false
 		}
-	}
-	v.ws()
-	if v.i != len(body) {
+		return true
+	})
+	if v.ws(); !ok || v.i != len(body) {
 		return false
 	}
 	if context != nil {
@@ -68,22 +47,9 @@ func (l *Lookup) DecodeCommon(body []byte) bool {
 // go to encoding/json, which has its own bound.
 const maxCommonDepth = 32
 
-// validator checks the subset of JSON that DecodeCommon accepts.
-type validator struct {
-	b []byte
-	i int
-}
-
-func (v *validator) ws() {
-	for v.i < len(v.b) {
-		switch v.b[v.i] {
-		case ' ', '\t', '\n', '\r':
-			v.i++
-		default:
-			return
-		}
-	}
-}
+// validator checks the subset of JSON that DecodeCommon accepts. Unlike
+// the scanner it walks, it trusts nothing about the bytes.
+type validator struct{ scanner }
 
 // take skips white space and then c, if c is next.
 func (v *validator) take(c byte) bool {
@@ -120,11 +86,7 @@ func (v *validator) value(depth int) bool {
 	if depth > maxCommonDepth {
 		return false
 	}
-	v.ws()
-	if v.i >= len(v.b) {
-		return false
-	}
-	switch v.b[v.i] {
+	switch v.peek() {
 	case '"':
 		_, ok := v.str()
 		return ok
@@ -135,35 +97,53 @@ func (v *validator) value(depth int) bool {
 	case 'f':
 		return v.word("false")
 	case '{':
-		v.i++
-		if v.take('}') {
-			return true
+		return v.object(depth, func(_, _ []byte) bool { return true })
+	case '[':
+		return v.array(depth)
+	}
+	return false // a number, or not JSON
+}
+
+// object checks an object, handing member each member's key and value
+// bytes; a member it refuses makes the object invalid.
+func (v *validator) object(depth int, member func(key, value []byte) bool) bool {
+	if !v.take('{') {
+		return false
+	}
+	if v.take('}') {
+		return true
+	}
+	for {
+		key, ok := v.str()
+		if !ok || !v.take(':') {
+			return false
 		}
-		for {
-			if _, ok := v.str(); !ok || !v.take(':') || !v.value(depth+1) {
-				return false
-			}
-			if v.take(',') {
-				continue
-			}
+		v.ws()
+		from := v.i
+		if !v.value(depth+1) || !member(key, v.b[from:v.i]) {
+			return false
+		}
+		if !v.take(',') {
 			return v.take('}')
 		}
-	case '[':
-		v.i++
-		if v.take(']') {
-			return true
+	}
+}
+
+func (v *validator) array(depth int) bool {
+	if !v.take('[') {
+		return false
+	}
+	if v.take(']') {
+		return true
+	}
+	for {
+		if !v.value(depth + 1) {
+			return false
 		}
-		for {
-			if !v.value(depth + 1) {
-				return false
-			}
-			if v.take(',') {
-				continue
-			}
+		if !v.take(',') {
 			return v.take(']')
 		}
 	}
-	return false // a number, or not JSON
 }
 
 func (v *validator) word(w string) bool {
