@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/Masterminds/semver/v3"
+	"golang.org/x/mod/semver"
 
 	"github.com/signalbox/signalbox/store"
 )
@@ -15,14 +15,14 @@ import (
 // minimumSDKVersions are the oldest releases of the official server SDKs
 // that Unleash does not call outdated (facts of its admin UI's advice):
 // older ones lack fixes in evaluation or metrics and should be upgraded.
-var minimumSDKVersions = map[string]*semver.Version{
-	"unleash-client-node":   semver.MustParse("5.3.2"),
-	"unleash-client-java":   semver.MustParse("9.2.0"),
-	"unleash-client-go":     semver.MustParse("4.1.0"),
-	"unleash-client-python": semver.MustParse("5.11.0"),
-	"unleash-client-ruby":   semver.MustParse("5.0.0"),
-	"unleash-client-dotnet": semver.MustParse("4.1.3"),
-	"unleash-client-php":    semver.MustParse("2.3.0"),
+var minimumSDKVersions = map[string]string{
+	"unleash-client-node":   "v5.3.2",
+	"unleash-client-java":   "v9.2.0",
+	"unleash-client-go":     "v4.1.0",
+	"unleash-client-python": "v5.11.0",
+	"unleash-client-ruby":   "v5.0.0",
+	"unleash-client-dotnet": "v4.1.3",
+	"unleash-client-php":    "v2.3.0",
 }
 
 // outdatedSDK reports whether an SDK's "name:version" is older than the
@@ -30,14 +30,14 @@ var minimumSDKVersions = map[string]*semver.Version{
 func outdatedSDK(sdkVersion string) bool {
 	name, version, ok := strings.Cut(sdkVersion, ":")
 	min := minimumSDKVersions[name]
-	if !ok || min == nil {
+	if !ok || min == "" {
 		return false
 	}
-	v, err := semver.StrictNewVersion(version)
-	if err != nil {
-		v, err = semver.NewVersion(version)
+	// SDKs report versions with or without the "v" the parser wants.
+	if !strings.HasPrefix(version, "v") {
+		version = "v" + version
 	}
-	return err == nil && v.LessThan(min)
+	return semver.IsValid(version) && semver.Compare(version, min) < 0
 }
 
 type outdatedSDKJSON struct {

@@ -403,9 +403,9 @@ func (b *bench) report(w io.Writer) {
 	for _, r := range b.rows {
 		rss := "–"
 		if m := r.res.Memory; m != nil {
-			rss = fmt.Sprintf("%.0f MiB", float64(m.After.RSS)/(1<<20))
+			rss = fmt.Sprintf("%.1f MiB", float64(m.After.RSS)/(1<<20))
 			if m.After.Anon > 0 {
-				rss += fmt.Sprintf(" (%.0f)", float64(m.After.Anon)/(1<<20))
+				rss += fmt.Sprintf(" (%.1f)", float64(m.After.Anon)/(1<<20))
 			}
 		}
 		fmt.Fprintf(w, "| %s | %s | %d | %.0f | %s | %s | %s | %s |\n", r.target, r.what, r.flags, r.res.RequestsPerSec,
