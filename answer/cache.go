@@ -1,6 +1,7 @@
 package answer
 
 import (
+	"encoding/binary"
 	"hash/maphash"
 	"slices"
 	"sync"
@@ -45,18 +46,25 @@ type answerCache struct {
 	now      func() time.Time
 	m        sync.Map // string → *cachedAnswer
 	bytes    atomic.Int64
-	entries  atomic.Int64
+	entries  atomic.Int64 // answers; templates are counted apart
+	tmpls    atomic.Int64
 	seed     maphash.Seed
 	// seen holds hashes of recently answered keys, one per slot: a key is
 	// admitted when its slot already holds its hash.
 	seen [answerSeenSlots]atomic.Uint64
+	// seenShared is seen for template keys, apart: a context's answer and
+	// template keys sharing a slot would otherwise keep evicting each
+	// other, and neither would ever be kept.
+	seenShared [answerSeenSlots / 4]atomic.Uint64
 }
 
 const answerSeenSlots = 4096
 
+// cachedAnswer is an answer, or a template (see template) when tmpl is set.
 type cachedAnswer struct {
 	body   []byte
 	etag   string
+	tmpl   *template
 	window engine.Window
 	size   int64
 }
@@ -85,6 +93,9 @@ func (c *answerCache) get(key string) (*cachedAnswer, bool) {
 func (c *answerCache) admit(key string) bool {
 	h := maphash.String(c.seed, key)
 	slot := &c.seen[h%answerSeenSlots]
+	if isTemplateKey(key) {
+		slot = &c.seenShared[h%uint64(len(c.seenShared))]
+	}
 	if slot.Load() == h {
 		return true
 	}
@@ -96,7 +107,19 @@ func (c *answerCache) admit(key string) bool {
 // key's context was seen before and the cache has room, or when it
 // replaces an answer whose window ended.
 func (c *answerCache) put(key string, body []byte, etag string, window engine.Window) {
-	size := int64(len(body)+len(key)+len(etag)) + answerEntryOverhead
+	c.keep(key, int64(len(body)+len(etag)), window, func() *cachedAnswer { return &cachedAnswer{body: slices.Clone(body), etag: etag} })
+}
+
+// putTemplate keeps t under key as put keeps an answer; the key's context
+// was seen before (the caller asked admit before recording t).
+func (c *answerCache) putTemplate(key string, t *template) {
+	c.keep(key, t.size(), t.window, func() *cachedAnswer { return &cachedAnswer{tmpl: t} })
+}
+
+// keep stores the entry that entry makes, of n bytes besides its key, as
+// put describes.
+func (c *answerCache) keep(key string, n int64, window engine.Window, entry func() *cachedAnswer) {
+	size := n + int64(len(key)) + answerEntryOverhead
 	if size > c.maxBytes {
 		return
 	}
@@ -104,12 +127,14 @@ func (c *answerCache) put(key string, body []byte, etag string, window engine.Wi
 		old := prev.(*cachedAnswer)
 		if c.bytes.Load()+size-old.size > c.maxBytes {
 			if c.m.CompareAndDelete(key, prev) {
-				c.entries.Add(-1)
+				c.count(old, -1)
 				c.bytes.Add(-old.size)
 			}
 			return
 		}
-		if c.m.CompareAndSwap(key, prev, &cachedAnswer{body: slices.Clone(body), etag: etag, window: window, size: size}) {
+		a := entry()
+		a.window, a.size = window, size
+		if c.m.CompareAndSwap(key, prev, a) {
 			c.bytes.Add(size - old.size)
 		}
 		return
@@ -117,18 +142,37 @@ func (c *answerCache) put(key string, body []byte, etag string, window engine.Wi
 	if c.bytes.Load()+size > c.maxBytes || !c.admit(key) {
 		return
 	}
-	if _, loaded := c.m.LoadOrStore(key, &cachedAnswer{body: slices.Clone(body), etag: etag, window: window, size: size}); !loaded {
-		c.entries.Add(1)
+	a := entry()
+	a.window, a.size = window, size
+	if _, loaded := c.m.LoadOrStore(key, a); !loaded {
+		c.count(a, 1)
 		c.bytes.Add(size)
 	}
 }
 
+// hasRoom reports whether the cache can take more.
+func (c *answerCache) hasRoom() bool { return c.bytes.Load() < c.maxBytes }
+
 // len is the number of kept answers.
 func (c *answerCache) len() int64 { return c.entries.Load() }
 
+// templates is the number of kept templates.
+func (c *answerCache) templates() int64 { return c.tmpls.Load() }
+
+func (c *answerCache) count(a *cachedAnswer, n int64) {
+	if a.tmpl != nil {
+		c.tmpls.Add(n)
+	} else {
+		c.entries.Add(n)
+	}
+}
+
 // answerKey is a canonical encoding of what an answer depends on besides
 // the configuration: which flags are listed (all or enabled only) and every
-// context field, with properties in name order.
+// context field, with properties in name order. Every field goes with its
+// length, so that no two contexts share a key: with separator bytes, a
+// value holding them could pass for more fields, and a client could have
+// its answer kept under another context's key.
 func answerKey(ctx *engine.Context, all bool) string {
 	var stack [512]byte
 	b := stack[:0]
@@ -137,14 +181,40 @@ func answerKey(ctx *engine.Context, all bool) string {
 	} else {
 		b = append(b, 'E')
 	}
-	for _, f := range [...]string{ctx.UserID, ctx.SessionID, ctx.RemoteAddress, ctx.Environment, ctx.AppName} {
-		b = append(b, 0)
-		b = append(b, f...)
+	for _, f := range [...]string{ctx.UserID, ctx.SessionID, ctx.RemoteAddress} {
+		b = appendKeyField(b, f)
 	}
-	b = append(b, 0)
+	return string(appendSharedKey(b, ctx))
+}
+
+// templateKey is answerKey without the fields that tell users apart: the
+// key of the template (see template) users of one context share.
+func templateKey(ctx *engine.Context, all bool) string {
+	var stack [512]byte
+	b := stack[:0]
+	if all {
+		b = append(b, 'a')
+	} else {
+		b = append(b, 'e')
+	}
+	return string(appendSharedKey(b, ctx))
+}
+
+// isTemplateKey tells templateKey's keys from answerKey's.
+func isTemplateKey(key string) bool { return key != "" && (key[0] == 'a' || key[0] == 'e') }
+
+// appendSharedKey appends the fields of ctx besides userId, sessionId and
+// remoteAddress, properties in name order.
+func appendSharedKey(b []byte, ctx *engine.Context) []byte {
+	b = appendKeyField(b, ctx.Environment)
+	b = appendKeyField(b, ctx.AppName)
+	var stamp []byte
 	if !ctx.CurrentTime.IsZero() {
-		b = ctx.CurrentTime.AppendFormat(b, "2006-01-02T15:04:05.999999999Z07:00")
+		var tmp [64]byte
+		stamp = ctx.CurrentTime.AppendFormat(tmp[:0], "2006-01-02T15:04:05.999999999Z07:00")
 	}
+	b = appendKeyField(b, stamp)
+	b = binary.AppendUvarint(b, uint64(len(ctx.Properties)))
 	if len(ctx.Properties) > 0 {
 		var nameStack [16]string
 		names := nameStack[:0]
@@ -153,11 +223,15 @@ func answerKey(ctx *engine.Context, all bool) string {
 		}
 		slices.Sort(names)
 		for _, k := range names {
-			b = append(b, 1)
-			b = append(b, k...)
-			b = append(b, 0)
-			b = append(b, ctx.Properties[k]...)
+			b = appendKeyField(b, k)
+			b = appendKeyField(b, ctx.Properties[k])
 		}
 	}
-	return string(b)
+	return b
+}
+
+// appendKeyField appends s after its length.
+func appendKeyField[S string | []byte](b []byte, s S) []byte {
+	b = binary.AppendUvarint(b, uint64(len(s)))
+	return append(b, s...)
 }

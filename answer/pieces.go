@@ -153,6 +153,8 @@ type togglesEncoder struct {
 	// volatile and window are those of every result added, listed or not.
 	volatile bool
 	window   engine.Window
+	// rec, when set, records the answer's template as it is encoded.
+	rec *templateBuilder
 }
 
 func newTogglesEncoder(b []byte, p *pieces, onlyEnabled bool) togglesEncoder {
@@ -165,6 +167,9 @@ func (e *togglesEncoder) add(r *engine.Result) {
 	e.volatile = e.volatile || r.Volatile
 	e.window = e.window.Intersect(r.Window)
 	if e.onlyEnabled && !r.Enabled {
+		if e.rec != nil {
+			e.rec.note(r, nil, 0)
+		}
 		return
 	}
 	if !e.first {
@@ -172,15 +177,34 @@ func (e *togglesEncoder) add(r *engine.Result) {
 	}
 	e.first = false
 	if e.exact {
+		start := len(e.b)
 		b, code, ok := e.p.appendToggle(e.b, r)
 		if ok {
 			e.b = b
 			e.t.add(code)
+			if e.rec != nil {
+				e.rec.note(r, b[start:], code)
+			}
 			return
 		}
 		e.exact = false
 	}
+	if e.rec != nil {
+		e.rec.failed = true // a template holds toggles from pieces only
+	}
 	e.b = appendToggle(e.b, r)
+}
+
+// addBlock adds a block of t's toggles, encoded from pieces before.
+func (e *togglesEncoder) addBlock(t *template, bl *block) {
+	if !e.first {
+		e.b = append(e.b, ',')
+	}
+	e.first = false
+	e.b = append(e.b, t.text[bl.from:bl.to]...)
+	for _, code := range t.codes[bl.codesFrom:bl.codesTo] {
+		e.t.add(code)
+	}
 }
 
 // finish closes the answer and returns it with its ETag.

@@ -72,7 +72,7 @@ func (a *Writer) WriteCounting(w http.ResponseWriter, r *http.Request, ctx *engi
 		// Every flag, listed or not, decides whether the answer may be
 		// kept: a flag left out by a random draw or a date counts too.
 		enc := newTogglesEncoder((*bp)[:0], a.pieces, !all)
-		a.snap.EvaluateEach(ctx, enc.add)
+		a.encodeWhole(&enc, ctx, key != "", all)
 		*bp, etag = enc.finish()
 		if key != "" && !enc.volatile {
 			a.cache.put(key, *bp, etag, enc.window)
@@ -141,4 +141,31 @@ func ETagMatches(values []string, etag string) bool {
 		}
 	}
 	return false
+}
+
+// encodeWhole encodes the answer of every flag for ctx into enc: from the
+// template of ctx's users when one is kept (see template), else by
+// evaluating every flag, recording the template when cacheable and the
+// users' context was seen before.
+func (a *Writer) encodeWhole(enc *togglesEncoder, ctx *engine.Context, cacheable, all bool) {
+	if !cacheable {
+		a.snap.EvaluateEach(ctx, enc.add)
+		return
+	}
+	tkey := templateKey(ctx, all)
+	if c, ok := a.cache.get(tkey); ok && c.tmpl != nil {
+		c.tmpl.replay(enc, a.snap, ctx)
+		return
+	}
+	if !a.cache.hasRoom() || !a.cache.admit(tkey) {
+		a.snap.EvaluateEach(ctx, enc.add)
+		return
+	}
+	enc.rec = &templateBuilder{}
+	a.snap.EvaluateEach(ctx, enc.add)
+	t := enc.rec.template()
+	enc.rec = nil
+	if t != nil && len(t.blocks) > 0 {
+		a.cache.putTemplate(tkey, t)
+	}
 }

@@ -30,6 +30,7 @@ type fieldKind uint8
 
 const (
 	fieldProperty fieldKind = iota
+	// The fields that tell users apart come together (see perUser).
 	fieldUserID
 	fieldSessionID
 	fieldRemoteAddress
@@ -37,6 +38,12 @@ const (
 	fieldAppName
 	fieldCurrentTime
 )
+
+// perUser reports whether the field is one that tells users apart (see
+// Result.PerUser).
+func (k fieldKind) perUser() bool {
+	return k-fieldUserID <= fieldRemoteAddress-fieldUserID // one comparison, unsigned
+}
 
 func fieldOf(name string) field {
 	switch name {

@@ -34,6 +34,12 @@ type Result struct {
 	// missing stickiness value, gradualRolloutRandom) or a custom strategy.
 	// Only answers without it may be cached.
 	Volatile bool
+	// PerUser is set when the answer read the context's userId, sessionId
+	// or remoteAddress (directly, through a stickiness, a constraint or an
+	// override, or through a parent flag): the fields that tell users
+	// apart. An answer without it is the same for every context that
+	// differs from this one in those three fields alone.
+	PerUser bool
 }
 
 // Variant is the variant picked for a context. The fallback has the name
@@ -112,6 +118,32 @@ func (s *Snapshot) EvaluateEach(ctx *Context, yield func(r *Result)) {
 	rs.release()
 }
 
+// EvaluateSome is EvaluateEach for the flags at the given positions (as
+// in Names and Result.Index), in ascending order: answers that keep what
+// is the same for every user (see Result.PerUser) evaluate the rest with
+// it. A parent flag is evaluated again for each child that depends on it,
+// as when evaluating one flag alone, since it need not be among them.
+func (s *Snapshot) EvaluateSome(ctx *Context, positions []int32, yield func(r *Result)) {
+	var stack [stackSlots]slotValue
+	e, borrowed := s.newRun(&stack)
+	rs := s.borrowResults()
+	e.all = rs // for the remembered verdicts; e.evaluated stays 0
+	for _, i := range positions {
+		if i < 0 || int(i) >= len(s.flags) {
+			continue
+		}
+		f := &s.flags[i]
+		r := f.fixed
+		if r == nil {
+			r = rs.current
+			s.resultInto(r, f, ctx, &e)
+		}
+		yield(r)
+	}
+	releaseSlots(borrowed)
+	rs.release()
+}
+
 // step evaluates flag i within e, a run over every flag in payload order,
 // into into, and returns the result: into, or the flag's fixed result.
 // It keeps the result when other flags depend on the flag.
@@ -160,11 +192,12 @@ func (s *Snapshot) resultInto(r *Result, f *flag, ctx *Context, e *run) {
 		*r = *f.fixed
 		return
 	}
-	e.volatile, e.window = false, Window{}
+	e.volatile, e.window, e.perUser = false, Window{}, false
 	on, winner := s.eval(f, ctx, e)
 	r.Name, r.Index, r.Found, r.Enabled, r.ImpressionData = f.name, f.index, true, on, f.impressionData
 	r.Variant = s.variantFor(f, winner, on, ctx, e)
 	r.Volatile = e.volatile
+	r.PerUser = e.perUser
 	r.Window = e.window
 }
 
@@ -222,23 +255,19 @@ func (s *Snapshot) dependenciesMet(f *flag, ctx *Context, e *run) bool {
 			// depended on.
 			r := &e.all.parents[d.parentSlot]
 			e.volatile = e.volatile || r.Volatile
+			e.perUser = e.perUser || r.PerUser
 			e.window = e.window.Intersect(r.Window)
 			if r.Enabled != d.wantEnabled || (r.Enabled && !d.anyVariant && !d.variants.has(r.Variant.Name)) {
 				return false
 			}
 			continue
 		}
+		// The parent's whole answer, its variant included, counts as when
+		// it is taken from the run above: what it read and drew (PerUser,
+		// Volatile) is the same either way.
 		on, winner := s.eval(p, ctx, e)
-		if !d.wantEnabled {
-			if on {
-				return false
-			}
-			continue
-		}
-		if !on {
-			return false
-		}
-		if !d.anyVariant && !d.variants.has(s.variantFor(p, winner, on, ctx, e).Name) {
+		v := s.variantFor(p, winner, on, ctx, e)
+		if on != d.wantEnabled || (on && !d.anyVariant && !d.variants.has(v.Name)) {
 			return false
 		}
 	}

@@ -13,7 +13,8 @@ import (
 // once for all flags, fixed results) with each flag evaluated alone with
 // the fixed results switched off; and a payload that reads more context
 // fields than fit on the stack; and EvaluateEach, which keeps only the
-// parents' results, with EvaluateAll.
+// parents' results, and EvaluateSome, which evaluates them afresh, with
+// EvaluateAll.
 func TestFastPathsAgree(t *testing.T) {
 	many := &clientapi.Features{Version: 2}
 	for i := range stackSlots + 4 {
@@ -90,6 +91,24 @@ func TestFastPathsAgree(t *testing.T) {
 			})
 			if k != len(all) {
 				t.Errorf("%s, context %d: EvaluateEach gave %d results, EvaluateAll %d", name, ci, k, len(all))
+			}
+			// Some flags, which evaluates parents afresh: every third, the
+			// children without their parents among them.
+			var some []int32
+			for i := range all {
+				if i%3 == 1 {
+					some = append(some, int32(i))
+				}
+			}
+			k = 0
+			snap.EvaluateSome(ctx, some, func(r *Result) {
+				if k >= len(some) || !sameResult(*r, all[some[k]]) {
+					t.Errorf("%s, context %d, flag %d: EvaluateSome %+v, EvaluateAll %+v", name, ci, k, *r, all[some[min(k, len(some)-1)]])
+				}
+				k++
+			})
+			if k != len(some) {
+				t.Errorf("%s, context %d: EvaluateSome gave %d results of %d", name, ci, k, len(some))
 			}
 		}
 		if name == "fixture" && fixed == 0 {

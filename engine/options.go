@@ -86,6 +86,9 @@ type run struct {
 	// volatile is set when a random draw or a custom strategy took part:
 	// the same context may then get another answer at any moment.
 	volatile bool
+	// perUser is set when the context's userId, sessionId or remoteAddress
+	// was read (see Result.PerUser).
+	perUser bool
 	// window narrows with every DATE constraint that read the clock.
 	window Window
 	// clock is the run's one reading of env.now: every DATE constraint of

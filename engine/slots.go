@@ -39,6 +39,9 @@ func (e *run) slot(ctx *Context, f *field) *slotValue {
 	} else {
 		sv = &e.slots[f.slot]
 	}
+	if f.kind.perUser() {
+		e.perUser = true
+	}
 	if !sv.resolved {
 		sv.resolved = true
 		sv.value, sv.present = ctx.value(*f)

@@ -168,16 +168,22 @@ func (s *strategy) isOn(ctx *Context, e *run) bool {
 	case stratDefault:
 		return true
 	case stratUserWithID:
+		e.perUser = true
 		return ctx.UserID != "" && s.ids.has(ctx.UserID)
 	case stratGradualUserID:
+		e.perUser = true
 		return s.rollout(ctx.UserID)
 	case stratGradualSessionID:
+		e.perUser = true
 		return s.rollout(ctx.SessionID)
 	case stratGradualRandom:
 		return s.pctOK && s.percentage > 0 && float64(e.randomIn(100)) <= s.percentage
 	case stratFlexibleRollout:
-		if s.sticky.mode == stickyDefault && ctx.UserID != "" {
-			return s.rollout(ctx.UserID) // the common case, one call fewer
+		if s.sticky.mode == stickyDefault {
+			e.perUser = true
+			if ctx.UserID != "" {
+				return s.rollout(ctx.UserID) // the common case, one call fewer
+			}
 		}
 		return s.flexible(ctx, e)
 	case stratRemoteAddress:
@@ -190,7 +196,8 @@ func (s *strategy) isOn(ctx *Context, e *run) bool {
 		}
 		return false
 	case stratCustom:
-		e.volatile = true // user code may use randomness or the clock
+		// User code may use randomness, the clock or any field.
+		e.volatile, e.perUser = true, true
 		return s.more.custom.IsEnabled(s.more.params, ctx)
 	}
 	return false
@@ -202,6 +209,9 @@ func (s *strategy) constraintsMatch(ctx *Context, e *run) bool {
 	for i := range s.constraints {
 		c := &s.constraints[i]
 		if c.memo != 0 && e.all != nil {
+			if c.field.kind.perUser() {
+				e.perUser = true // a remembered verdict reads no slot
+			}
 			if !c.remembered(ctx, e) {
 				return false
 			}

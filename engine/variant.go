@@ -86,6 +86,7 @@ func (vs *variantSet) target(ctx *Context, e *run) uint32 {
 	var id string
 	switch vs.sticky.mode {
 	case stickyDefault:
+		e.perUser = true
 		switch {
 		case ctx.UserID != "":
 			id = ctx.UserID

@@ -1,0 +1,133 @@
+package answer
+
+import (
+	"bytes"
+	"fmt"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/signalbox/signalbox/clientapi"
+	"github.com/signalbox/signalbox/engine"
+	"github.com/signalbox/signalbox/internal/fixture"
+)
+
+// TestTemplateAnswers: answers written from a template (the flags that
+// are the same for every user kept encoded, the rest evaluated per
+// request) have the bytes and ETag of answers evaluated whole, for many
+// users of a few shared contexts, all flags or enabled ones, on realistic
+// payloads and one with variants, dependencies and a launch date; and
+// while the clock crosses that date. It also checks that templates were
+// kept and answered from, so that it shows something.
+func TestTemplateAnswers(t *testing.T) {
+	launch := time.Date(2030, 6, 1, 12, 0, 0, 0, time.UTC)
+	dated := piecesPayload()
+	dated.Features = append(dated.Features,
+		clientapi.Feature{Name: "launch", Enabled: true, Strategies: []clientapi.Strategy{{Name: "default", Constraints: []clientapi.Constraint{
+			{ContextName: "currentTime", Operator: "DATE_AFTER", Value: launch.Format(time.RFC3339)}}}}},
+		clientapi.Feature{Name: "launch-for-some", Enabled: true, Strategies: []clientapi.Strategy{{Name: "flexibleRollout",
+			Parameters: clientapi.Parameters{"rollout": "50", "stickiness": "default"}, Constraints: []clientapi.Constraint{
+				{ContextName: "currentTime", Operator: "DATE_AFTER", Value: launch.Format(time.RFC3339)}}}}},
+		clientapi.Feature{Name: "after-launch", Enabled: true, Dependencies: []clientapi.Dependency{{Feature: "launch"}}})
+	payloads := map[string]*clientapi.Features{"fixture 1": fixture.Features(300, 1), "fixture 2": fixture.Features(300, 2), "pieces and a date": dated}
+
+	var shared []engine.Context
+	for i := range 3 {
+		wc := fixture.Context(i)
+		c := engine.ContextFromWire(&wc)
+		c.UserID, c.SessionID, c.RemoteAddress = "", "", ""
+		shared = append(shared, c)
+	}
+	users := []engine.Context{{}, {UserID: "1", SessionID: "s-1", RemoteAddress: "10.0.0.1"}, {UserID: "u1"}, {UserID: "u4", SessionID: "9"},
+		{SessionID: "s-2"}, {RemoteAddress: "192.168.1.7"}, {UserID: "21", RemoteAddress: "2001:db8::1"}, {UserID: "user-7", SessionID: "s-7"}}
+
+	for name, payload := range payloads {
+		var now time.Time
+		// A fixed draw, so that answers with random draws compare too.
+		snap := engine.Compile(payload, engine.Options{Now: func() time.Time { return now }, Rand: func(n int) int { return n / 3 }})
+		cached, fresh := New(snap, 1<<22), New(snap, 0)
+		replayed := 0
+		for _, step := range []time.Duration{-time.Hour, -time.Nanosecond, 0, time.Nanosecond, time.Hour} {
+			now = launch.Add(step)
+			for _, all := range []bool{false, true} {
+				for si := range shared {
+					for round := range 2 {
+						for _, u := range users {
+							ctx := shared[si]
+							ctx.UserID, ctx.SessionID, ctx.RemoteAddress = u.UserID, u.SessionID, u.RemoteAddress
+							if c, ok := cached.cache.get(templateKey(&ctx, all)); ok && c.tmpl != nil {
+								replayed++
+							}
+							got, gotTag := write(cached, &ctx, all)
+							want, wantTag := write(fresh, &ctx, all)
+							if !bytes.Equal(got, want) || gotTag != wantTag {
+								t.Fatalf("%s at %v, all %v, context %d, user %+v, round %d:\n got %s %s\nwant %s %s",
+									name, step, all, si, u, round, gotTag, got, wantTag, want)
+							}
+						}
+					}
+				}
+			}
+		}
+		if replayed == 0 || cached.cache.templates() == 0 {
+			t.Errorf("%s: %d answers from %d templates", name, replayed, cached.cache.templates())
+		}
+	}
+}
+
+func write(a *Writer, ctx *engine.Context, all bool) ([]byte, string) {
+	rec := httptest.NewRecorder()
+	a.Write(rec, httptest.NewRequest("GET", "/proxy", nil), ctx, nil, all, true)
+	if rec.Code != 200 {
+		panic(fmt.Sprint("status ", rec.Code))
+	}
+	return rec.Body.Bytes(), rec.Header().Get("ETag")
+}
+
+// TestAnswerKeysTellContextsApart: contexts that differ get different
+// answer and template keys, however their values are made to look like
+// field boundaries; properties in any order give one key.
+func TestAnswerKeysTellContextsApart(t *testing.T) {
+	props := func(kv ...string) map[string]string {
+		m := map[string]string{}
+		for i := 0; i+1 < len(kv); i += 2 {
+			m[kv[i]] = kv[i+1]
+		}
+		return m
+	}
+	pairs := []struct {
+		what string
+		a, b engine.Context
+	}{
+		{"separators in a value", engine.Context{Properties: props("a", "x\x01b\x00y")}, engine.Context{Properties: props("a", "x", "b", "y")}},
+		{"zero bytes in a value", engine.Context{Properties: props("a", "x\x00b\x00y")}, engine.Context{Properties: props("a", "x", "b", "y")}},
+		{"separators in a name", engine.Context{Properties: props("a\x00x\x01b", "y")}, engine.Context{Properties: props("a", "x", "b", "y")}},
+		{"a value moved to the next field", engine.Context{Environment: "x\x00"}, engine.Context{Environment: "x", AppName: "\x00"}},
+		{"user and session", engine.Context{UserID: "ab"}, engine.Context{UserID: "a", SessionID: "b"}},
+		{"an empty property and none", engine.Context{Properties: props("a", "")}, engine.Context{}},
+		{"a property and the time", engine.Context{Properties: props("t", "2030")}, engine.Context{CurrentTime: time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)}},
+	}
+	for _, p := range pairs {
+		for _, all := range []bool{false, true} {
+			if answerKey(&p.a, all) == answerKey(&p.b, all) {
+				t.Errorf("%s: one answer key for %+v and %+v", p.what, p.a, p.b)
+			}
+			sa, sb := p.a, p.b
+			sa.UserID, sa.SessionID, sb.UserID, sb.SessionID = "", "", "", ""
+			if sa.AppName != sb.AppName || sa.Environment != sb.Environment || len(sa.Properties) != len(sb.Properties) || !sa.CurrentTime.Equal(sb.CurrentTime) ||
+				fmt.Sprint(sa.Properties) != fmt.Sprint(sb.Properties) {
+				if templateKey(&sa, all) == templateKey(&sb, all) {
+					t.Errorf("%s: one template key for %+v and %+v", p.what, sa, sb)
+				}
+			}
+		}
+	}
+	a := engine.Context{UserID: "u", Properties: props("a", "1", "b", "2", "c", "3")}
+	b := engine.Context{UserID: "u", Properties: props("c", "3", "a", "1", "b", "2")}
+	if answerKey(&a, false) != answerKey(&b, false) || templateKey(&a, false) != templateKey(&b, false) {
+		t.Error("the same properties give different keys")
+	}
+	if answerKey(&a, false) == answerKey(&a, true) || templateKey(&a, true) == answerKey(&a, true) {
+		t.Error("keys of all flags, enabled ones and templates meet")
+	}
+}
