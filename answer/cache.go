@@ -41,6 +41,9 @@ const answerEntryOverhead = 160
 // those kept are served until their window ends or a new configuration
 // replaces the cache. (Dropping answers to make room would, under more
 // polling contexts than fit, copy answers that are never served.)
+//
+// Templates (see template) are kept in the same map under keys of their
+// own, and may take half of the bound.
 type answerCache struct {
 	maxBytes int64 // 0 disables the cache
 	now      func() time.Time
@@ -48,7 +51,9 @@ type answerCache struct {
 	bytes    atomic.Int64
 	entries  atomic.Int64 // answers; templates are counted apart
 	tmpls    atomic.Int64
-	seed     maphash.Seed
+	// tmplBytes is the part of bytes that templates hold.
+	tmplBytes atomic.Int64
+	seed      maphash.Seed
 	// seen holds hashes of recently answered keys, one per slot: a key is
 	// admitted when its slot already holds its hash.
 	seen [answerSeenSlots]atomic.Uint64
@@ -107,51 +112,60 @@ func (c *answerCache) admit(key string) bool {
 // key's context was seen before and the cache has room, or when it
 // replaces an answer whose window ended.
 func (c *answerCache) put(key string, body []byte, etag string, window engine.Window) {
-	c.keep(key, int64(len(body)+len(etag)), window, func() *cachedAnswer { return &cachedAnswer{body: slices.Clone(body), etag: etag} })
+	c.keep(key, int64(len(body)+len(etag)), window, false, func() *cachedAnswer { return &cachedAnswer{body: slices.Clone(body), etag: etag} })
 }
 
 // putTemplate keeps t under key as put keeps an answer; the key's context
 // was seen before (the caller asked admit before recording t).
 func (c *answerCache) putTemplate(key string, t *template) {
-	c.keep(key, t.size(), t.window, func() *cachedAnswer { return &cachedAnswer{tmpl: t} })
+	c.keep(key, t.size(), t.window, true, func() *cachedAnswer { return &cachedAnswer{tmpl: t} })
 }
 
 // keep stores the entry that entry makes, of n bytes besides its key, as
-// put describes.
-func (c *answerCache) keep(key string, n int64, window engine.Window, entry func() *cachedAnswer) {
+// put describes; tmpl says it is a template.
+func (c *answerCache) keep(key string, n int64, window engine.Window, tmpl bool, entry func() *cachedAnswer) {
 	size := n + int64(len(key)) + answerEntryOverhead
 	if size > c.maxBytes {
 		return
 	}
 	if prev, ok := c.m.Load(key); ok {
 		old := prev.(*cachedAnswer)
-		if c.bytes.Load()+size-old.size > c.maxBytes {
+		if !c.fits(size-old.size, tmpl) {
 			if c.m.CompareAndDelete(key, prev) {
 				c.count(old, -1)
-				c.bytes.Add(-old.size)
 			}
 			return
 		}
 		a := entry()
 		a.window, a.size = window, size
 		if c.m.CompareAndSwap(key, prev, a) {
-			c.bytes.Add(size - old.size)
+			c.count(old, -1)
+			c.count(a, 1)
 		}
 		return
 	}
-	if c.bytes.Load()+size > c.maxBytes || !c.admit(key) {
+	if !c.fits(size, tmpl) || !c.admit(key) {
 		return
 	}
 	a := entry()
 	a.window, a.size = window, size
 	if _, loaded := c.m.LoadOrStore(key, a); !loaded {
 		c.count(a, 1)
-		c.bytes.Add(size)
 	}
 }
 
-// hasRoom reports whether the cache can take more.
-func (c *answerCache) hasRoom() bool { return c.bytes.Load() < c.maxBytes }
+// fits reports whether the cache can grow by n bytes of answers, or of
+// templates when tmpl is set. Templates get half of the bound at most, so
+// that answers kept for polling users always have room too.
+func (c *answerCache) fits(n int64, tmpl bool) bool {
+	if c.bytes.Load()+n > c.maxBytes {
+		return false
+	}
+	return !tmpl || c.tmplBytes.Load()+n <= c.maxBytes/2
+}
+
+// hasRoom reports whether the cache can take another template.
+func (c *answerCache) hasRoom() bool { return c.fits(1, true) }
 
 // len is the number of kept answers.
 func (c *answerCache) len() int64 { return c.entries.Load() }
@@ -159,9 +173,12 @@ func (c *answerCache) len() int64 { return c.entries.Load() }
 // templates is the number of kept templates.
 func (c *answerCache) templates() int64 { return c.tmpls.Load() }
 
+// count adds n entries like a (1 or -1) and their bytes.
 func (c *answerCache) count(a *cachedAnswer, n int64) {
+	c.bytes.Add(n * a.size)
 	if a.tmpl != nil {
 		c.tmpls.Add(n)
+		c.tmplBytes.Add(n * a.size)
 	} else {
 		c.entries.Add(n)
 	}

@@ -131,3 +131,38 @@ func TestAnswerKeysTellContextsApart(t *testing.T) {
 		t.Error("keys of all flags, enabled ones and templates meet")
 	}
 }
+
+// TestTemplatesKeepTheirHalf: templates take at most half of the cache's
+// bound, so that answers of polling users still find room once many shared
+// contexts have templates.
+func TestTemplatesKeepTheirHalf(t *testing.T) {
+	payload := &clientapi.Features{Version: 2}
+	for i := range 20 {
+		payload.Features = append(payload.Features,
+			clientapi.Feature{Name: fmt.Sprint("shared-", i), Enabled: true},
+			clientapi.Feature{Name: fmt.Sprint("per-user-", i), Enabled: true, Strategies: []clientapi.Strategy{
+				{Name: "flexibleRollout", Parameters: clientapi.Parameters{"rollout": "50", "stickiness": "default"}}}})
+	}
+	snap := engine.Compile(payload, engine.Options{})
+	const bound = 40_000
+	a := New(snap, bound)
+	for i := range 200 {
+		for u := range 2 {
+			ctx := engine.Context{AppName: fmt.Sprint("app-", i), UserID: fmt.Sprint("user-", u)}
+			write(a, &ctx, false)
+		}
+		if b, tb := a.cache.bytes.Load(), a.cache.tmplBytes.Load(); b > bound || tb > bound/2 {
+			t.Fatalf("after %d contexts: %d bytes, %d of templates; bound %d", i+1, b, tb, bound)
+		}
+	}
+	if a.cache.templates() == 0 {
+		t.Fatal("no template kept")
+	}
+	// A poller still gets its answer kept.
+	poller := engine.Context{AppName: "app-0", UserID: "poller"}
+	write(a, &poller, false)
+	write(a, &poller, false)
+	if _, ok := a.cache.get(answerKey(&poller, false)); !ok {
+		t.Errorf("no room left for answers: %d bytes, %d of templates", a.cache.bytes.Load(), a.cache.tmplBytes.Load())
+	}
+}
