@@ -96,16 +96,26 @@ func (c *answerCache) get(key string) (*cachedAnswer, bool) {
 
 // admit reports whether key was seen recently, and remembers it.
 func (c *answerCache) admit(key string) bool {
-	h := maphash.String(c.seed, key)
-	slot := &c.seen[h%answerSeenSlots]
-	if isTemplateKey(key) {
-		slot = &c.seenShared[h%uint64(len(c.seenShared))]
-	}
+	slot, h := c.seenSlot(key)
 	if slot.Load() == h {
 		return true
 	}
 	slot.Store(h)
 	return false
+}
+
+// seenBefore is admit without remembering key.
+func (c *answerCache) seenBefore(key string) bool {
+	slot, h := c.seenSlot(key)
+	return slot.Load() == h
+}
+
+func (c *answerCache) seenSlot(key string) (*atomic.Uint64, uint64) {
+	h := maphash.String(c.seed, key)
+	if isTemplateKey(key) {
+		return &c.seenShared[h%uint64(len(c.seenShared))], h
+	}
+	return &c.seen[h%answerSeenSlots], h
 }
 
 // put keeps a copy of body under key for as long as window holds, when

@@ -72,7 +72,7 @@ func (a *Writer) WriteCounting(w http.ResponseWriter, r *http.Request, ctx *engi
 		// Every flag, listed or not, decides whether the answer may be
 		// kept: a flag left out by a random draw or a date counts too.
 		enc := newTogglesEncoder((*bp)[:0], a.pieces, !all)
-		a.encodeWhole(&enc, ctx, key != "", all)
+		a.encodeWhole(&enc, ctx, key, all)
 		*bp, etag = enc.finish()
 		if key != "" && !enc.volatile {
 			a.cache.put(key, *bp, etag, enc.window)
@@ -145,10 +145,12 @@ func ETagMatches(values []string, etag string) bool {
 
 // encodeWhole encodes the answer of every flag for ctx into enc: from the
 // template of ctx's users when one is kept (see template), else by
-// evaluating every flag, recording the template when cacheable and the
-// users' context was seen before.
-func (a *Writer) encodeWhole(enc *togglesEncoder, ctx *engine.Context, cacheable, all bool) {
-	if !cacheable {
+// evaluating every flag. The template is recorded when the users' context
+// was seen before from another user (key, the answer's cache key, not
+// seen): the answer of a user seen before is kept itself, and a template
+// helps only other users.
+func (a *Writer) encodeWhole(enc *togglesEncoder, ctx *engine.Context, key string, all bool) {
+	if key == "" {
 		a.snap.EvaluateEach(ctx, enc.add)
 		return
 	}
@@ -157,7 +159,7 @@ func (a *Writer) encodeWhole(enc *togglesEncoder, ctx *engine.Context, cacheable
 		c.tmpl.replay(enc, a.snap, ctx)
 		return
 	}
-	if !a.cache.hasRoom() || !a.cache.admit(tkey) {
+	if !a.cache.hasRoom() || !a.cache.admit(tkey) || a.cache.seenBefore(key) {
 		a.snap.EvaluateEach(ctx, enc.add)
 		return
 	}
