@@ -54,9 +54,21 @@ func FuzzCompileEvaluate(f *testing.F) {
 		// evaluated alone, with the same clock and draws.
 		at := time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
 		fixed := engine.Compile(state, engine.Options{Hostname: "h", Now: func() time.Time { return at }, Rand: func(int) int { return 0 }})
-		for _, r := range fixed.EvaluateAll(&ctx, nil) {
+		all := fixed.EvaluateAll(&ctx, nil)
+		for _, r := range all {
 			if alone := fixed.Evaluate(r.Name, &ctx); r != alone {
 				t.Fatalf("%s: with every flag %+v, alone %+v", r.Name, r, alone)
+			}
+		}
+		// An answer that read no field telling users apart is every other
+		// user's answer too (what answer templates rely on).
+		for _, other := range [][3]string{{}, {"fuzz-user", "fuzz-session", "10.1.2.3"}, {ctx.SessionID, ctx.UserID, "::1"}} {
+			o := ctx
+			o.UserID, o.SessionID, o.RemoteAddress = other[0], other[1], other[2]
+			for k, r := range fixed.EvaluateAll(&o, nil) {
+				if !all[k].PerUser && r != all[k] {
+					t.Fatalf("%s: %+v without PerUser, for another user %+v", r.Name, all[k], r)
+				}
 			}
 		}
 	})
