@@ -111,7 +111,7 @@ go test -count=1 -run '^$' -bench . -benchtime 1x ./... >/tmp/signalbox-bench.lo
 }
 
 say "race detector on the concurrent packages"
-go test -count=1 -race -timeout "$TIMEOUT" $(go list ./engine/... ./proxy/... ./store/... ./server/... ./internal/... 2>/dev/null)
+go test -count=1 -race -timeout "$TIMEOUT" $(go list ./engine/... ./answer/... ./proxy/... ./store/... ./server/... ./internal/... 2>/dev/null)
 
 say "fuzz targets ($FUZZTIME each)"
 for pkg in $(go list ./...); do
