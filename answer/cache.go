@@ -49,8 +49,7 @@ type answerCache struct {
 	now      func() time.Time
 	m        sync.Map // string → *cachedAnswer
 	bytes    atomic.Int64
-	entries  atomic.Int64 // answers; templates are counted apart
-	tmpls    atomic.Int64
+	entries  atomic.Int64 // answers, not templates
 	// tmplBytes is the part of bytes that templates hold.
 	tmplBytes atomic.Int64
 	seed      maphash.Seed
@@ -180,14 +179,10 @@ func (c *answerCache) hasRoom() bool { return c.fits(1, true) }
 // len is the number of kept answers.
 func (c *answerCache) len() int64 { return c.entries.Load() }
 
-// templates is the number of kept templates.
-func (c *answerCache) templates() int64 { return c.tmpls.Load() }
-
 // count adds n entries like a (1 or -1) and their bytes.
 func (c *answerCache) count(a *cachedAnswer, n int64) {
 	c.bytes.Add(n * a.size)
 	if a.tmpl != nil {
-		c.tmpls.Add(n)
 		c.tmplBytes.Add(n * a.size)
 	} else {
 		c.entries.Add(n)
@@ -200,29 +195,29 @@ func (c *answerCache) count(a *cachedAnswer, n int64) {
 // length, so that no two contexts share a key: with separator bytes, a
 // value holding them could pass for more fields, and a client could have
 // its answer kept under another context's key.
-func answerKey(ctx *engine.Context, all bool) string {
-	var stack [512]byte
-	b := stack[:0]
-	if all {
-		b = append(b, 'A')
-	} else {
-		b = append(b, 'E')
-	}
-	for _, f := range [...]string{ctx.UserID, ctx.SessionID, ctx.RemoteAddress} {
-		b = appendKeyField(b, f)
-	}
-	return string(appendSharedKey(b, ctx))
-}
+func answerKey(ctx *engine.Context, all bool) string { return contextKey(ctx, all, true) }
 
 // templateKey is answerKey without the fields that tell users apart: the
 // key of the template (see template) users of one context share.
-func templateKey(ctx *engine.Context, all bool) string {
+func templateKey(ctx *engine.Context, all bool) string { return contextKey(ctx, all, false) }
+
+func contextKey(ctx *engine.Context, all, perUser bool) string {
 	var stack [512]byte
 	b := stack[:0]
-	if all {
+	switch {
+	case perUser && all:
+		b = append(b, 'A')
+	case perUser:
+		b = append(b, 'E')
+	case all:
 		b = append(b, 'a')
-	} else {
+	default:
 		b = append(b, 'e')
+	}
+	if perUser {
+		for _, f := range [...]string{ctx.UserID, ctx.SessionID, ctx.RemoteAddress} {
+			b = appendKeyField(b, f)
+		}
 	}
 	return string(appendSharedKey(b, ctx))
 }

@@ -3,6 +3,7 @@ package answer
 import (
 	"math"
 	"slices"
+	"unsafe"
 
 	"github.com/signalbox/signalbox/engine"
 )
@@ -40,13 +41,12 @@ type block struct {
 
 // size is what t holds, for the cache's bound.
 func (t *template) size() int64 {
-	return int64(len(t.text) + 8*len(t.codes) + 4*len(t.eval) + 32*len(t.blocks))
+	return int64(len(t.text) + 8*len(t.codes) + 4*len(t.eval) + int(unsafe.Sizeof(block{}))*len(t.blocks))
 }
 
 // templateBuilder records a template while a whole answer is encoded.
 type templateBuilder struct {
 	t      template
-	open   bool // the last block still takes toggles
 	failed bool
 }
 
@@ -59,19 +59,19 @@ func (tb *templateBuilder) note(r *engine.Result, toggle []byte, code uint64) {
 	}
 	if r.PerUser || r.Volatile {
 		tb.t.eval = append(tb.t.eval, r.Index)
-		tb.open = false
 		return
 	}
 	tb.t.window = tb.t.window.Intersect(r.Window)
 	if toggle == nil {
 		return
 	}
-	if !tb.open {
+	// The last block takes the toggle unless a flag was evaluated since
+	// (its before still counts the flags evaluated ahead of it).
+	if last := len(tb.t.blocks) - 1; last >= 0 && int(tb.t.blocks[last].before) == len(tb.t.eval) {
+		tb.t.text = append(tb.t.text, ',')
+	} else {
 		n := len(tb.t.text)
 		tb.t.blocks = append(tb.t.blocks, block{before: int32(len(tb.t.eval)), from: n, to: n, codesFrom: len(tb.t.codes), codesTo: len(tb.t.codes)})
-		tb.open = true
-	} else {
-		tb.t.text = append(tb.t.text, ',')
 	}
 	b := &tb.t.blocks[len(tb.t.blocks)-1]
 	tb.t.text = append(tb.t.text, toggle...)

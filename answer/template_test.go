@@ -69,8 +69,8 @@ func TestTemplateAnswers(t *testing.T) {
 				}
 			}
 		}
-		if replayed == 0 || cached.cache.templates() == 0 {
-			t.Errorf("%s: %d answers from %d templates", name, replayed, cached.cache.templates())
+		if replayed == 0 {
+			t.Errorf("%s: no answer from a template", name)
 		}
 	}
 }
@@ -155,7 +155,7 @@ func TestTemplatesKeepTheirHalf(t *testing.T) {
 			t.Fatalf("after %d contexts: %d bytes, %d of templates; bound %d", i+1, b, tb, bound)
 		}
 	}
-	if a.cache.templates() == 0 {
+	if a.cache.tmplBytes.Load() == 0 {
 		t.Fatal("no template kept")
 	}
 	// A poller still gets its answer kept.

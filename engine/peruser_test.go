@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/signalbox/signalbox/clientapi"
@@ -31,6 +32,7 @@ func perUserReads() *clientapi.Features {
 		{Name: "default", Segments: []int{1}}, // the same constraint again: a remembered verdict
 		{Name: "default", Variants: []clientapi.Variant{{Name: "a", Weight: 500}, {Name: "b", Weight: 500}}},
 		{Name: "default", Variants: []clientapi.Variant{{Name: "a", Weight: 500, Stickiness: "tier"}, {Name: "b", Weight: 500, Stickiness: "tier"}}},
+		{Name: "byUser"}, // a custom strategy (see byUser)
 	}
 	for i, st := range strategies {
 		guarded := st
@@ -83,7 +85,7 @@ func TestPerUserIsSound(t *testing.T) {
 	}
 	for name, payload := range payloads {
 		// A fixed draw: volatile answers must agree too.
-		snap := engine.Compile(payload, engine.Options{Rand: func(int) int { return 0 }})
+		snap := engine.Compile(payload, engine.Options{Rand: func(int) int { return 0 }, CustomStrategies: byUser})
 		perUser, shared := 0, 0
 		for ci := range contexts {
 			ctx := contexts[ci]
@@ -96,7 +98,7 @@ func TestPerUserIsSound(t *testing.T) {
 					if r.PerUser {
 						continue
 					}
-					if got := otherAll[k]; !sameAnswer(r, got) {
+					if got := otherAll[k]; got != r {
 						t.Errorf("%s, context %d: %s without PerUser is %+v, with user %+v %+v", name, ci, r.Name, r, u, got)
 					}
 				}
@@ -115,15 +117,7 @@ func TestPerUserIsSound(t *testing.T) {
 	}
 }
 
-// sameAnswer compares results, payloads by value.
-func sameAnswer(a, b engine.Result) bool {
-	pa, pb := a.Variant.Payload, b.Variant.Payload
-	a.Variant.Payload, b.Variant.Payload = nil, nil
-	if a != b {
-		return false
-	}
-	if pa == nil || pb == nil {
-		return pa == nil && pb == nil
-	}
-	return *pa == *pb
-}
+// byUser is a custom strategy on for users whose id ends in 1.
+var byUser = map[string]engine.CustomStrategy{"byUser": engine.CustomStrategyFunc(func(_ map[string]string, c *engine.Context) bool {
+	return strings.HasSuffix(c.UserID, "1")
+})}

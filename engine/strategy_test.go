@@ -258,11 +258,5 @@ func TestEvaluateEnabledAppendsAfterDst(t *testing.T) {
 func sameVariant(a, b engine.Variant) bool {
 	pa, pb := a.Payload, b.Payload
 	a.Payload, b.Payload = nil, nil
-	if a != b {
-		return false
-	}
-	if pa == nil || pb == nil {
-		return pa == nil && pb == nil
-	}
-	return *pa == *pb
+	return a == b && samePayload(pa, pb)
 }
