@@ -39,6 +39,9 @@ func (r Result) WriteText(w io.Writer) error {
 		fmt.Fprintf(&b, "memory      pid %d: rss %s before, %s after; peak %s\n",
 			m.PID, sizeText(float64(m.Before.RSS)), sizeText(float64(m.After.RSS)), sizeText(float64(m.After.Peak)))
 	}
+	if r.TargetCPU > 0 {
+		fmt.Fprintf(&b, "target cpu  %s per request, %.0f%% of a core\n", durText(r.CPUPerRequest()), 100*r.TargetCPUShare())
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }

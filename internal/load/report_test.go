@@ -14,7 +14,8 @@ func TestWriteText(t *testing.T) {
 		RequestsPerSec: 666.7, BytesPerSec: 3 << 20,
 		Latency: Latency{Min: 90 * time.Microsecond, Mean: time.Millisecond, P50: 800 * time.Microsecond,
 			P90: 2 * time.Millisecond, P99: 5 * time.Millisecond, Max: 1200 * time.Millisecond},
-		Memory: &Memory{PID: 42, Before: MemorySample{RSS: 10 << 20, Peak: 11 << 20}, After: MemorySample{RSS: 20 << 20, Peak: 30 << 20}},
+		Memory:    &Memory{PID: 42, Before: MemorySample{RSS: 10 << 20, Peak: 11 << 20}, After: MemorySample{RSS: 20 << 20, Peak: 30 << 20}},
+		TargetCPU: 750 * time.Millisecond,
 	}
 	var b strings.Builder
 	if err := r.WriteText(&b); err != nil {
@@ -28,6 +29,7 @@ func TestWriteText(t *testing.T) {
 		"200: 990 401: 10",
 		"2 × connection reset",
 		"pid 42: rss 10.0 MiB before, 20.0 MiB after; peak 30.0 MiB",
+		"target cpu  750µs per request, 50% of a core",
 	} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("report lacks %q:\n%s", want, b.String())

@@ -30,6 +30,29 @@ type Result struct {
 	Latency Latency `json:"latency"`
 	// Memory is the target's memory use, when Config.PID was set.
 	Memory *Memory `json:"memory,omitempty"`
+	// TargetCPU is the CPU time the target process used during the run,
+	// when Config.PID was set (10 ms resolution). Per answered request it
+	// is the target's cost of an answer, which moves much less from run to
+	// run than requests per second: a generator or a machine slower for a
+	// moment lowers the rate but not the work per request.
+	TargetCPU time.Duration `json:"target_cpu_ns,omitempty"`
+}
+
+// CPUPerRequest is TargetCPU per answered request, 0 when either is unknown.
+func (r Result) CPUPerRequest() time.Duration {
+	if r.Requests == 0 {
+		return 0
+	}
+	return r.TargetCPU / time.Duration(r.Requests)
+}
+
+// TargetCPUShare is the target's CPU time over the run's length: 1 means
+// one core busy all along, so the target, not the generator, set the rate.
+func (r Result) TargetCPUShare() float64 {
+	if r.Elapsed <= 0 {
+		return 0
+	}
+	return r.TargetCPU.Seconds() / r.Elapsed.Seconds()
 }
 
 // Latency summarises the answered requests' latencies. Percentiles come from

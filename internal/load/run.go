@@ -31,9 +31,13 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		return Result{}, err
 	}
 	var before MemorySample
+	var cpuBefore time.Duration
 	if cfg.PID != 0 {
 		// Read once up front so a wrong pid fails before the run, not after.
 		if before, err = ReadMemory(cfg.PID); err != nil {
+			return Result{}, err
+		}
+		if cpuBefore, err = ReadCPU(cfg.PID); err != nil {
 			return Result{}, err
 		}
 	}
@@ -95,6 +99,11 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 			return res, err
 		}
 		res.Memory = &Memory{PID: cfg.PID, Before: before, After: after}
+		cpuAfter, err := ReadCPU(cfg.PID)
+		if err != nil {
+			return res, err
+		}
+		res.TargetCPU = cpuAfter - cpuBefore
 	}
 	if err := ctx.Err(); err != nil {
 		return res, fmt.Errorf("run interrupted: %w", err)

@@ -189,6 +189,15 @@ func TestRunMemory(t *testing.T) {
 	if m == nil || m.After.RSS <= 0 || m.After.Peak < m.After.RSS || m.Before.RSS <= 0 {
 		t.Errorf("memory = %+v", m)
 	}
+	// Enough requests that the target's CPU time passes the stat file's
+	// 10 ms ticks.
+	res, err = Run(context.Background(), Config{URL: srv.URL, Requests: 3000, PID: currentPID()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.TargetCPU <= 0 || res.CPUPerRequest() <= 0 || res.TargetCPUShare() <= 0 {
+		t.Errorf("target CPU %v, %v per request, share %.2f", res.TargetCPU, res.CPUPerRequest(), res.TargetCPUShare())
+	}
 	if _, err := Run(context.Background(), Config{URL: srv.URL, Requests: 10, PID: 1 << 30}); err == nil {
 		t.Error("a run against a missing pid succeeded")
 	}
@@ -286,4 +295,28 @@ func skipOutsideCI(t *testing.T, format string, args ...any) {
 		t.Fatalf(format, args...)
 	}
 	t.Skipf(format, args...)
+}
+
+func TestResultCPUFigures(t *testing.T) {
+	tests := []struct {
+		name   string
+		r      Result
+		perReq time.Duration
+		share  float64
+	}{
+		{"busy core", Result{Requests: 1000, Elapsed: time.Second, TargetCPU: time.Second}, time.Millisecond, 1},
+		{"half a core", Result{Requests: 4, Elapsed: 2 * time.Second, TargetCPU: time.Second}, 250 * time.Millisecond, 0.5},
+		{"no requests", Result{Elapsed: time.Second, TargetCPU: time.Second}, 0, 1},
+		{"no pid", Result{Requests: 10}, 0, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.r.CPUPerRequest(); got != tt.perReq {
+				t.Errorf("CPUPerRequest = %v, want %v", got, tt.perReq)
+			}
+			if got := tt.r.TargetCPUShare(); got != tt.share {
+				t.Errorf("TargetCPUShare = %v, want %v", got, tt.share)
+			}
+		})
+	}
 }
