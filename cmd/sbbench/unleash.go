@@ -116,7 +116,7 @@ func (b *bench) unleashRound(n, first int) error {
 		if ours.what != m.what {
 			return fmt.Errorf("row %d is %q, not %q", first+i, ours.what, m.what)
 		}
-		ours.note += fmt.Sprintf(", %.0f× Unleash", ours.res.RequestsPerSec/res.RequestsPerSec)
+		ours.note += ", " + timesRef(ours.res, res, "Unleash")
 		if i == 1 {
 			body, err := fetch(base+"/api/client/features", gz)
 			if err != nil {
