@@ -422,8 +422,8 @@ func (b *bench) report(w io.Writer) {
 
 // ofPlain notes how a row compares with the plain handler's: the ratio of
 // their rates, and the ratio of the plain handler's CPU per request to the
-// row's, which is the same figure by work done and moves less with the
-// machine and the load generator.
+// row's, the same comparison by work done, which the load generator's own
+// limit does not blur.
 func ofPlain(ours, plain load.Result, what string) string {
 	note := fmt.Sprintf("%.2f of %s", ours.RequestsPerSec/plain.RequestsPerSec, what)
 	if a, b := ours.CPUPerRequest(), plain.CPUPerRequest(); a > 0 && b > 0 {
