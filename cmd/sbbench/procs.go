@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"strconv"
 	"syscall"
 	"time"
 )
@@ -99,6 +100,7 @@ func servePlain(file, addr string) error {
 		return err
 	}
 	gzipped := bytes.HasPrefix(body, []byte{0x1f, 0x8b})
+	length := strconv.Itoa(len(body))
 	return http.ListenAndServe(addr, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		// An ETag as the servers send, and 304 for it: the ceiling of
 		// conditional polls.
@@ -111,6 +113,10 @@ func servePlain(file, addr string) error {
 		if gzipped {
 			w.Header().Set("Content-Encoding", "gzip")
 		}
+		// With its length known the answer goes out as the servers send
+		// theirs; chunked, the 28 KB answer cost a quarter more CPU, and
+		// the ceiling was no ceiling.
+		w.Header().Set("Content-Length", length)
 		w.Write(body)
 	}))
 }
