@@ -1,7 +1,6 @@
 package answer
 
 import (
-	"math"
 	"slices"
 	"unsafe"
 
@@ -30,11 +29,11 @@ type template struct {
 	window engine.Window
 }
 
-// block is a run of toggles that goes before the toggle of flag before
-// (math.MaxInt32 at the end): their bytes, joined by commas, and their
-// tag codes.
+// block is a run of toggles that goes after the first before flags of
+// eval and ahead of the rest: their bytes, joined by commas, and their tag
+// codes.
 type block struct {
-	before             int32
+	before             int
 	from, to           int // in text
 	codesFrom, codesTo int // in codes
 }
@@ -65,13 +64,12 @@ func (tb *templateBuilder) note(r *engine.Result, toggle []byte, code uint64) {
 	if toggle == nil {
 		return
 	}
-	// The last block takes the toggle unless a flag was evaluated since
-	// (its before still counts the flags evaluated ahead of it).
-	if last := len(tb.t.blocks) - 1; last >= 0 && int(tb.t.blocks[last].before) == len(tb.t.eval) {
+	// The last block takes the toggle unless a flag was evaluated since.
+	if last := len(tb.t.blocks) - 1; last >= 0 && tb.t.blocks[last].before == len(tb.t.eval) {
 		tb.t.text = append(tb.t.text, ',')
 	} else {
 		n := len(tb.t.text)
-		tb.t.blocks = append(tb.t.blocks, block{before: int32(len(tb.t.eval)), from: n, to: n, codesFrom: len(tb.t.codes), codesTo: len(tb.t.codes)})
+		tb.t.blocks = append(tb.t.blocks, block{before: len(tb.t.eval), from: n, to: n, codesFrom: len(tb.t.codes), codesTo: len(tb.t.codes)})
 	}
 	b := &tb.t.blocks[len(tb.t.blocks)-1]
 	tb.t.text = append(tb.t.text, toggle...)
@@ -85,33 +83,27 @@ func (tb *templateBuilder) template() *template {
 		return nil
 	}
 	// Copies of the exact size: the cache counts what a template holds.
-	t := template{eval: slices.Clone(tb.t.eval), blocks: slices.Clone(tb.t.blocks), text: slices.Clone(tb.t.text),
+	return &template{eval: slices.Clone(tb.t.eval), blocks: slices.Clone(tb.t.blocks), text: slices.Clone(tb.t.text),
 		codes: slices.Clone(tb.t.codes), window: tb.t.window}
-	for i := range t.blocks {
-		// before held how many flags were evaluated ahead of the block.
-		if n := int(t.blocks[i].before); n < len(t.eval) {
-			t.blocks[i].before = t.eval[n]
-		} else {
-			t.blocks[i].before = math.MaxInt32
-		}
-	}
-	return &t
 }
 
 // replay encodes the answer for ctx into enc: the blocks, and the flags
-// evaluated for this request between them.
+// evaluated for this request between them. snap is the snapshot the
+// template was recorded from, so EvaluateSome yields one result for every
+// position of eval.
 func (t *template) replay(enc *togglesEncoder, snap *engine.Snapshot, ctx *engine.Context) {
 	enc.window = enc.window.Intersect(t.window)
-	next := 0
-	flush := func(pos int32) {
-		for next < len(t.blocks) && t.blocks[next].before <= pos {
+	next, evaluated := 0, 0
+	flush := func() {
+		for next < len(t.blocks) && t.blocks[next].before <= evaluated {
 			enc.addBlock(t, &t.blocks[next])
 			next++
 		}
 	}
 	snap.EvaluateSome(ctx, t.eval, func(r *engine.Result) {
-		flush(r.Index)
+		flush()
 		enc.add(r)
+		evaluated++
 	})
-	flush(math.MaxInt32)
+	flush() // the blocks after the last evaluated flag
 }
