@@ -426,8 +426,8 @@ func (b *bench) report(w io.Writer) {
 // limit does not blur.
 func ofPlain(ours, plain load.Result, what string) string {
 	note := fmt.Sprintf("%.2f of %s", ours.RequestsPerSec/plain.RequestsPerSec, what)
-	if a, b := ours.CPUPerRequest(), plain.CPUPerRequest(); a > 0 && b > 0 {
-		note += fmt.Sprintf(" (%.2f by CPU)", float64(b)/float64(a))
+	if r, ok := cpuRatio(ours, plain); ok {
+		note += fmt.Sprintf(" (%.2f by CPU)", r)
 	}
 	return note
 }
@@ -439,10 +439,19 @@ func ofPlain(ours, plain load.Result, what string) string {
 // uses besides its own (Unleash's PostgreSQL), which only flatters it.
 func timesRef(ours, ref load.Result, what string) string {
 	note := fmt.Sprintf("%.0f× %s", ours.RequestsPerSec/ref.RequestsPerSec, what)
-	if a, b := ours.CPUPerRequest(), ref.CPUPerRequest(); a > 0 && b > 0 {
-		note += fmt.Sprintf(" (%.0f× by CPU)", float64(b)/float64(a))
+	if r, ok := cpuRatio(ours, ref); ok {
+		note += fmt.Sprintf(" (%.0f× by CPU)", r)
 	}
 	return note
+}
+
+// cpuRatio is other's CPU per request over ours, when both were measured.
+func cpuRatio(ours, other load.Result) (float64, bool) {
+	a, b := ours.CPUPerRequest(), other.CPUPerRequest()
+	if a <= 0 || b <= 0 {
+		return 0, false
+	}
+	return float64(b) / float64(a), true
 }
 
 // cpuDur prints a CPU time per request to a tenth of a microsecond below
