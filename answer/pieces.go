@@ -202,9 +202,7 @@ func (e *togglesEncoder) addBlock(t *template, bl *block) {
 	}
 	e.first = false
 	e.b = append(e.b, t.text[bl.from:bl.to]...)
-	for _, code := range t.codes[bl.codesFrom:bl.codesTo] {
-		e.t.add(code)
-	}
+	e.t.addSum(bl.tag)
 }
 
 // finish closes the answer and returns it with its ETag.
@@ -281,11 +279,16 @@ func b2u(b bool) uint64 {
 	return 0
 }
 
-// tagger hashes the codes of an answer's toggles, in order, without
-// reading the body's bytes (hashing 230 KB twice with CRC-32 cost more
-// than the rest of writing it). It is a 64-bit hash, not a keyed or
-// cryptographic one: a client that made two of its own answers share a
-// tag would only be sent a 304 for the wrong one of its own answers.
+// tagger hashes the codes of an answer's toggles without reading the
+// body's bytes (hashing 230 KB twice with CRC-32 cost more than the rest of
+// writing it). It is a 64-bit hash, not a keyed or cryptographic one: a
+// client that made two of its own answers share a tag would only be sent a
+// 304 for the wrong one of its own answers.
+//
+// The tag is a sum of the codes, each mixed, so that a run of toggles that
+// is the same in many answers adds its sum at once (see template). It does
+// not see the toggles' order, which in an answer is the configuration's and
+// tells no two answers apart that list the same toggles.
 type tagger struct {
 	h uint64
 }
@@ -296,9 +299,17 @@ const (
 	mixB = 0x94d049bb133111eb
 )
 
-func (t *tagger) add(code uint64) {
-	h := (t.h ^ code) * mixA
-	t.h = bits.RotateLeft64(h, 31) * mixB
+func (t *tagger) add(code uint64) { t.h += mixCode(code) }
+
+// addSum adds codes whose mixCode values sum to sum.
+func (t *tagger) addSum(sum uint64) { t.h += sum }
+
+// mixCode is SplitMix64's finalizer: every bit of code moves about half of
+// the result's.
+func mixCode(code uint64) uint64 {
+	code = (code ^ code>>30) * mixA
+	code = (code ^ code>>27) * mixB
+	return code ^ code>>31
 }
 
 // etag is W/"<length>-<hash>", the shape of weakETag, for a body of n bytes.

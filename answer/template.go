@@ -22,30 +22,30 @@ import (
 // them hold (their windows), like an answer. The answer built from it has
 // the same bytes and ETag as one evaluated whole (TestTemplateAnswers).
 type template struct {
-	eval   []int32 // flags evaluated per request, ascending
-	blocks []block // in answer order
-	text   []byte  // the blocks' toggles
-	codes  []uint64
+	plan   *engine.Plan // evaluates the flags in between for each user
+	blocks []block      // in answer order
+	text   []byte       // the blocks' toggles
 	window engine.Window
 }
 
-// block is a run of toggles that goes after the first before flags of
-// eval and ahead of the rest: their bytes, joined by commas, and their tag
-// codes.
+// block is a run of toggles that goes after the first before flags the
+// plan evaluates and ahead of the rest: their bytes, joined by commas, and
+// what their codes add to the answer's tag (see tagger).
 type block struct {
-	before             int
-	from, to           int // in text
-	codesFrom, codesTo int // in codes
+	before   int
+	from, to int // in text
+	tag      uint64
 }
 
 // size is what t holds, for the cache's bound.
 func (t *template) size() int64 {
-	return int64(len(t.text) + 8*len(t.codes) + 4*len(t.eval) + int(unsafe.Sizeof(block{}))*len(t.blocks))
+	return int64(len(t.text)+int(unsafe.Sizeof(block{}))*len(t.blocks)) + t.plan.Size()
 }
 
 // templateBuilder records a template while a whole answer is encoded.
 type templateBuilder struct {
 	t      template
+	eval   []int32 // flags evaluated per request, ascending
 	failed bool
 }
 
@@ -57,7 +57,7 @@ func (tb *templateBuilder) note(r *engine.Result, toggle []byte, code uint64) {
 		return
 	}
 	if r.PerUser || r.Volatile {
-		tb.t.eval = append(tb.t.eval, r.Index)
+		tb.eval = append(tb.eval, r.Index)
 		return
 	}
 	tb.t.window = tb.t.window.Intersect(r.Window)
@@ -65,33 +65,31 @@ func (tb *templateBuilder) note(r *engine.Result, toggle []byte, code uint64) {
 		return
 	}
 	// The last block takes the toggle unless a flag was evaluated since.
-	if last := len(tb.t.blocks) - 1; last >= 0 && tb.t.blocks[last].before == len(tb.t.eval) {
+	if last := len(tb.t.blocks) - 1; last >= 0 && tb.t.blocks[last].before == len(tb.eval) {
 		tb.t.text = append(tb.t.text, ',')
 	} else {
 		n := len(tb.t.text)
-		tb.t.blocks = append(tb.t.blocks, block{before: len(tb.t.eval), from: n, to: n, codesFrom: len(tb.t.codes), codesTo: len(tb.t.codes)})
+		tb.t.blocks = append(tb.t.blocks, block{before: len(tb.eval), from: n, to: n})
 	}
 	b := &tb.t.blocks[len(tb.t.blocks)-1]
 	tb.t.text = append(tb.t.text, toggle...)
-	tb.t.codes = append(tb.t.codes, code)
-	b.to, b.codesTo = len(tb.t.text), len(tb.t.codes)
+	b.to = len(tb.t.text)
+	b.tag += mixCode(code)
 }
 
-// template returns the recorded template, nil when it cannot be used.
-func (tb *templateBuilder) template() *template {
+// template returns the recorded template, nil when it cannot be used. snap
+// and ctx are those the answer was evaluated from.
+func (tb *templateBuilder) template(snap *engine.Snapshot, ctx *engine.Context) *template {
 	if tb.failed {
 		return nil
 	}
 	// Copies of the exact size: the cache counts what a template holds.
-	return &template{eval: slices.Clone(tb.t.eval), blocks: slices.Clone(tb.t.blocks), text: slices.Clone(tb.t.text),
-		codes: slices.Clone(tb.t.codes), window: tb.t.window}
+	return &template{plan: snap.Plan(ctx, tb.eval), blocks: slices.Clone(tb.t.blocks), text: slices.Clone(tb.t.text), window: tb.t.window}
 }
 
-// replay encodes the answer for ctx into enc: the blocks, and the flags
-// evaluated for this request between them. snap is the snapshot the
-// template was recorded from, so EvaluateSome yields one result for every
-// position of eval.
-func (t *template) replay(enc *togglesEncoder, snap *engine.Snapshot, ctx *engine.Context) {
+// replay encodes the answer for ctx, one of the template's users, into
+// enc: the blocks, and the flags evaluated for this request between them.
+func (t *template) replay(enc *togglesEncoder, ctx *engine.Context) {
 	enc.window = enc.window.Intersect(t.window)
 	next, evaluated := 0, 0
 	flush := func() {
@@ -100,7 +98,7 @@ func (t *template) replay(enc *togglesEncoder, snap *engine.Snapshot, ctx *engin
 			next++
 		}
 	}
-	snap.EvaluateSome(ctx, t.eval, func(r *engine.Result) {
+	t.plan.Evaluate(ctx, func(r *engine.Result) {
 		flush()
 		enc.add(r)
 		evaluated++

@@ -156,7 +156,7 @@ func (a *Writer) encodeWhole(enc *togglesEncoder, ctx *engine.Context, key strin
 	}
 	tkey := templateKey(ctx, all)
 	if c, ok := a.cache.get(tkey); ok && c.tmpl != nil {
-		c.tmpl.replay(enc, a.snap, ctx)
+		c.tmpl.replay(enc, ctx)
 		return
 	}
 	if !a.cache.hasRoom() || !a.cache.admit(tkey) || a.cache.seenBefore(key) {
@@ -165,7 +165,7 @@ func (a *Writer) encodeWhole(enc *togglesEncoder, ctx *engine.Context, key strin
 	}
 	enc.rec = &templateBuilder{}
 	a.snap.EvaluateEach(ctx, enc.add)
-	t := enc.rec.template()
+	t := enc.rec.template(a.snap, ctx)
 	enc.rec = nil
 	if t != nil && len(t.blocks) > 0 {
 		a.cache.putTemplate(tkey, t)

@@ -115,3 +115,49 @@ func processCPU() time.Duration {
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
+
+// BenchmarkPlan evaluates the flags whose answers read the user (those a
+// shared answer re-evaluates for each user) for a new user every time:
+// with EvaluateSome, and with a Plan made once for the users' context.
+func BenchmarkPlan(b *testing.B) {
+	for _, n := range []int{500, 5000} {
+		snap := engine.Compile(fixture.Features(n, 1), engine.Options{})
+		wc := fixture.Context(7)
+		base := engine.ContextFromWire(&wc)
+		var positions []int32
+		for _, r := range snap.EvaluateAll(&base, nil) {
+			if r.PerUser || r.Volatile {
+				positions = append(positions, r.Index)
+			}
+		}
+		plan := snap.Plan(&base, positions)
+		ids := make([]string, 1024)
+		for i := range ids {
+			ids[i] = fmt.Sprint("user-", i)
+		}
+		for _, way := range []string{"EvaluateSome", "Plan"} {
+			b.Run(fmt.Sprintf("%d/%s", n, way), func(b *testing.B) {
+				b.ReportAllocs()
+				ctx, on, i := base, 0, 0
+				count := func(r *engine.Result) {
+					if r.Enabled {
+						on++
+					}
+				}
+				for b.Loop() {
+					ctx.UserID = ids[i%len(ids)]
+					i++
+					if way == "Plan" {
+						plan.Evaluate(&ctx, count)
+					} else {
+						snap.EvaluateSome(&ctx, positions, count)
+					}
+				}
+				if on == 0 {
+					b.Fatal("no flag was on")
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(positions)), "ns/flag")
+			})
+		}
+	}
+}

@@ -1,0 +1,14 @@
+package engine
+
+// PlanShape counts a plan's flags answered from checks and those it
+// evaluates in full, for tests that must show both happen.
+func PlanShape(p *Plan) (checked, generic int) {
+	for _, st := range p.steps {
+		if st.generic {
+			generic++
+		} else {
+			checked++
+		}
+	}
+	return checked, generic
+}

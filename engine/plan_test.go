@@ -1,0 +1,131 @@
+package engine_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/signalbox/signalbox/clientapi"
+	"github.com/signalbox/signalbox/engine"
+	"github.com/signalbox/signalbox/internal/fixture"
+)
+
+// planEdges has the flags whose checks are easiest to get wrong: rollouts
+// of a fraction of a percent (on for no bucket, yet a draw for a context
+// without ids), of nothing and of everyone by user id, variants that weigh
+// nothing, a date that decides a strategy, parents that do and do not read
+// the user, variants without strategies, and variants pinned to users by
+// overrides (with and without weights) or to a shared field.
+func planEdges() *clientapi.Features {
+	rollout := func(pct, sticky string) clientapi.Strategy {
+		return clientapi.Strategy{Name: "flexibleRollout", Parameters: clientapi.Parameters{"rollout": pct, "stickiness": sticky, "groupId": "edge"}}
+	}
+	zeroWeights := rollout("50", "default")
+	zeroWeights.Variants = []clientapi.Variant{{Name: "a", Weight: 0}, {Name: "b", Weight: 0}}
+	dated := rollout("50", "default")
+	dated.Constraints = []clientapi.Constraint{{ContextName: "currentTime", Operator: "DATE_AFTER", Value: "2020-01-01T00:00:00Z"}}
+	weighted := []clientapi.Variant{{Name: "a", Weight: 300, Payload: &clientapi.Payload{Type: "string", Value: "A"}}, {Name: "b", Weight: 700}}
+	withVariants := rollout("80", "default")
+	withVariants.Variants = weighted
+	pinned := []clientapi.Variant{
+		{Name: "a", Weight: 500, Overrides: []clientapi.Override{{ContextName: "sessionId", Values: []string{"s2"}}}},
+		{Name: "b", Weight: 500, Overrides: []clientapi.Override{{ContextName: "userId", Values: []string{"", "u2", "7"}}}},
+		{Name: "c", Weight: 0, Overrides: []clientapi.Override{{ContextName: "remoteAddress", Values: []string{"10.9.9.9"}}}},
+	}
+	pinnedOnly := []clientapi.Variant{{Name: "a", Weight: 0, Overrides: []clientapi.Override{{ContextName: "userId", Values: []string{"u1"}}}}}
+	byTier := []clientapi.Variant{{Name: "a", Weight: 500, Overrides: []clientapi.Override{{ContextName: "tier", Values: []string{"gold"}}}}, {Name: "b", Weight: 500}}
+	return &clientapi.Features{Version: 2, Features: []clientapi.Feature{
+		{Name: "half-percent", Enabled: true, Strategies: []clientapi.Strategy{rollout("0.5", "default")}},
+		{Name: "nothing", Enabled: true, Strategies: []clientapi.Strategy{rollout("0", "default"), rollout("30", "default")}},
+		{Name: "bad-percent", Enabled: true, Strategies: []clientapi.Strategy{rollout("lots", "default")}},
+		{Name: "everyone-by-id", Enabled: true, Strategies: []clientapi.Strategy{{Name: "gradualRolloutUserId", Parameters: clientapi.Parameters{"percentage": "100", "groupId": "g"}}}},
+		{Name: "session-part", Enabled: true, Strategies: []clientapi.Strategy{{Name: "gradualRolloutSessionId", Parameters: clientapi.Parameters{"percentage": "37.5", "groupId": "g"}}}},
+		{Name: "zero-weights", Enabled: true, Strategies: []clientapi.Strategy{zeroWeights}},
+		{Name: "weightless", Enabled: true, Strategies: []clientapi.Strategy{{Name: "default"}}, Variants: zeroWeights.Variants},
+		{Name: "dated", Enabled: true, Strategies: []clientapi.Strategy{dated}},
+		{Name: "strategy-variants", Enabled: true, ImpressionData: true, Strategies: []clientapi.Strategy{withVariants}},
+		{Name: "flag-variants", Enabled: true, Strategies: []clientapi.Strategy{rollout("60", "default")}, Variants: weighted},
+		{Name: "variants-alone", Enabled: true, Variants: weighted},
+		{Name: "pinned", Enabled: true, Strategies: []clientapi.Strategy{{Name: "default"}}, Variants: pinned},
+		{Name: "pinned-rollout", Enabled: true, Strategies: []clientapi.Strategy{rollout("70", "default")}, Variants: pinned},
+		{Name: "pinned-only", Enabled: true, Strategies: []clientapi.Strategy{{Name: "default"}}, Variants: pinnedOnly},
+		{Name: "pinned-by-tier", Enabled: true, Strategies: []clientapi.Strategy{rollout("90", "default")}, Variants: byTier},
+		{Name: "shared-parent", Enabled: true, Strategies: []clientapi.Strategy{{Name: "default", Constraints: []clientapi.Constraint{
+			{ContextName: "tier", Operator: "IN", Values: []string{"gold"}}}}}},
+		{Name: "child-of-shared", Enabled: true, Dependencies: []clientapi.Dependency{{Feature: "shared-parent"}},
+			Strategies: []clientapi.Strategy{rollout("50", "default")}},
+		{Name: "child-of-user", Enabled: true, Dependencies: []clientapi.Dependency{{Feature: "half-percent", Enabled: new(bool)}},
+			Strategies: []clientapi.Strategy{rollout("50", "default")}},
+		{Name: "ids-then-rollout", Enabled: true, Strategies: []clientapi.Strategy{
+			{Name: "userWithId", Parameters: clientapi.Parameters{"userIds": "u1,u2"}}, rollout("25", "default")}},
+		{Name: "rollout-then-default", Enabled: true, Strategies: []clientapi.Strategy{rollout("25", "default"), {Name: "default"}, rollout("75", "default")}},
+	}}
+}
+
+// TestPlanMatches: a plan gives, to the last field, the results
+// EvaluateSome gives for every flag and every context that differs from the
+// plan's base in userId, sessionId and remoteAddress alone, with every way
+// of reading them, and it answers flags from checks as well as in full.
+func TestPlanMatches(t *testing.T) {
+	users := []engine.Context{
+		{},
+		{UserID: "u1", SessionID: "s1", RemoteAddress: "10.0.0.1"},
+		{UserID: "u2", RemoteAddress: "192.168.1.7"},
+		{UserID: "u3", SessionID: "s2"},
+		{SessionID: "s1"},
+		{RemoteAddress: "10.9.9.9"},
+		{UserID: "someone-else", SessionID: "s9", RemoteAddress: "2001:db8::1"},
+	}
+	for i := range 40 {
+		users = append(users, engine.Context{UserID: fmt.Sprint(i), SessionID: fmt.Sprint("s-", i)})
+	}
+	var bases []engine.Context
+	for _, tier := range []string{"", "gold", "silver"} {
+		for _, u := range users[:7] {
+			c := u
+			if tier != "" {
+				c.Properties = map[string]string{"tier": tier}
+			}
+			bases = append(bases, c)
+		}
+	}
+	for i := range 6 {
+		wc := fixture.Context(i)
+		bases = append(bases, engine.ContextFromWire(&wc))
+	}
+	payloads := map[string]*clientapi.Features{"every read": perUserReads(), "edges": planEdges()}
+	for seed := range 2 {
+		payloads[fmt.Sprint("fixture ", seed)] = fixture.Features(300, uint64(seed+1))
+	}
+	for name, payload := range payloads {
+		// A fixed draw, so that answers that draw agree too.
+		snap := engine.Compile(payload, engine.Options{Rand: func(n int) int { return n / 3 }, CustomStrategies: byUser})
+		positions := make([]int32, snap.Len())
+		for i := range positions {
+			positions[i] = int32(i)
+		}
+		checked, generic := 0, 0
+		for bi := range bases {
+			plan := snap.Plan(&bases[bi], positions)
+			c, g := engine.PlanShape(plan)
+			checked, generic = checked+c, generic+g
+			for _, u := range users {
+				ctx := bases[bi]
+				ctx.UserID, ctx.SessionID, ctx.RemoteAddress = u.UserID, u.SessionID, u.RemoteAddress
+				var want, got []engine.Result
+				snap.EvaluateSome(&ctx, positions, func(r *engine.Result) { want = append(want, *r) })
+				plan.Evaluate(&ctx, func(r *engine.Result) { got = append(got, *r) })
+				if len(got) != len(want) {
+					t.Fatalf("%s: %d results from the plan, %d from EvaluateSome", name, len(got), len(want))
+				}
+				for k := range want {
+					if got[k] != want[k] {
+						t.Errorf("%s, base %d, user %+v: %s is\n%+v from the plan,\n%+v from EvaluateSome", name, bi, u, want[k].Name, got[k], want[k])
+					}
+				}
+			}
+		}
+		if checked == 0 || generic == 0 {
+			t.Errorf("%s: %d flags answered from checks, %d in full: the test shows nothing", name, checked, generic)
+		}
+	}
+}
