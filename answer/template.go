@@ -10,10 +10,10 @@ import (
 // A template is the part of a whole answer that is the same for every
 // user of one context: the toggles of the flags whose answers did not read
 // the fields that tell users apart (userId, sessionId, remoteAddress; see
-// engine.Result.PerUser), already encoded, and the positions of the flags
-// that did, which are evaluated for each request. Many users polling with
-// the same application, environment and properties then share the
-// template, and a new user costs the evaluation of those flags alone.
+// engine.Result.PerUser), already encoded, and a plan of the flags that
+// did (engine.Plan), which are evaluated for each request. Many users
+// polling with the same application, environment and properties then share
+// the template, and a new user costs the evaluation of those flags alone.
 //
 // Exactness: a flag goes into the blocks only when its answer read none of
 // the three fields and drew nothing at random (engine.Result.Volatile), so
