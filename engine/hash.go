@@ -60,27 +60,28 @@ func (p *hashPrefix) bucket(id string, modulus uint32) uint32 {
 	return p.sum(id)%modulus + 1
 }
 
-// sum finishes the hash of "group:" + id.
+// sum finishes the hash of "group:" + id. The prefix's pending bytes and
+// the id's are joined in one 64-bit word: every 4 bytes of the id then
+// complete one block, whatever the prefix left over, with no byte loop
+// but for the id's last 0 to 3 bytes.
 func (p *hashPrefix) sum(id string) uint32 {
-	h, k, n := p.h, p.pending, uint(p.npend)
+	h, k, n := p.h, uint64(p.pending), uint(p.npend) // n bytes pending in k, n < 4
 	i := 0
-	if n > 0 {
-		// Complete the prefix's partial block with the id's first bytes.
-		for ; n < 4 && i < len(id); i, n = i+1, n+1 {
-			k |= uint32(id[i]) << (8 * n)
-		}
-		if n < 4 {
-			return murmurFinish(h, k, n, p.length+uint32(len(id)))
-		}
-		h, k, n = murmurRound(h, k), 0, 0
-	}
 	for ; i+4 <= len(id); i += 4 {
-		h = murmurRound(h, uint32(id[i])|uint32(id[i+1])<<8|uint32(id[i+2])<<16|uint32(id[i+3])<<24)
+		k |= uint64(uint32(id[i])|uint32(id[i+1])<<8|uint32(id[i+2])<<16|uint32(id[i+3])<<24) << (8 * n)
+		h = murmurRound(h, uint32(k))
+		k >>= 32
 	}
-	for ; i < len(id); i, n = i+1, n+1 {
-		k |= uint32(id[i]) << (8 * n)
+	for ; i < len(id); i++ {
+		k |= uint64(id[i]) << (8 * n)
+		n++
 	}
-	return murmurFinish(h, k, n, p.length+uint32(len(id)))
+	if n >= 4 {
+		h = murmurRound(h, uint32(k))
+		k >>= 32
+		n -= 4
+	}
+	return murmurFinish(h, uint32(k), n, p.length+uint32(len(id)))
 }
 
 const (
