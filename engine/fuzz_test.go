@@ -12,8 +12,9 @@ import (
 )
 
 // FuzzCompileEvaluate feeds arbitrary payloads and contexts through
-// Compile and every evaluation entry point: nothing may panic, and
-// IsEnabled must agree with Evaluate.
+// Compile and every evaluation entry point: nothing may panic, IsEnabled
+// must agree with Evaluate, and every way of evaluating many flags (all of
+// them, some, a plan of some) with each flag evaluated alone.
 func FuzzCompileEvaluate(f *testing.F) {
 	// Seed with every spec state and a few hand-written oddities.
 	if dir := specDirOrEmpty(); dir != "" {
@@ -61,7 +62,13 @@ func FuzzCompileEvaluate(f *testing.F) {
 			}
 		}
 		// An answer that read no field telling users apart is every other
-		// user's answer too (what answer templates rely on).
+		// user's answer too (what answer templates rely on), and a plan made
+		// for this context answers every other user as EvaluateSome does.
+		positions := make([]int32, fixed.Len())
+		for i := range positions {
+			positions[i] = int32(i)
+		}
+		plan := fixed.Plan(&ctx, positions)
 		for _, other := range [][3]string{{}, {"fuzz-user", "fuzz-session", "10.1.2.3"}, {ctx.SessionID, ctx.UserID, "::1"}} {
 			o := ctx
 			o.UserID, o.SessionID, o.RemoteAddress = other[0], other[1], other[2]
@@ -69,6 +76,21 @@ func FuzzCompileEvaluate(f *testing.F) {
 				if !all[k].PerUser && r != all[k] {
 					t.Fatalf("%s: %+v without PerUser, for another user %+v", r.Name, all[k], r)
 				}
+			}
+			var want []engine.Result
+			fixed.EvaluateSome(&o, positions, func(r *engine.Result) { want = append(want, *r) })
+			k := 0
+			plan.Evaluate(&o, func(r *engine.Result) {
+				if k >= len(want) {
+					t.Fatalf("the plan gave more results than EvaluateSome's %d", len(want))
+				}
+				if *r != want[k] {
+					t.Fatalf("result %d of the plan %+v, of EvaluateSome %+v", k, *r, want[k])
+				}
+				k++
+			})
+			if k != len(want) {
+				t.Fatalf("%d results from the plan, %d from EvaluateSome", k, len(want))
 			}
 		}
 	})

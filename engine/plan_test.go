@@ -78,6 +78,17 @@ func TestPlanMatches(t *testing.T) {
 	for i := range 40 {
 		users = append(users, engine.Context{UserID: fmt.Sprint(i), SessionID: fmt.Sprint("s-", i)})
 	}
+	// Ids on the edges of the edge payload's rollouts in group "g": bucket
+	// 100 (on only at 100%), 37 and 38 (37.5% lets 1..37 in).
+	for _, bucket := range []uint32{100, 37, 38} {
+		for i := 0; ; i++ {
+			id := fmt.Sprint("edge-", i)
+			if engine.NormalizedHash("g", id, 100, 0) == bucket {
+				users = append(users, engine.Context{UserID: id, SessionID: id})
+				break
+			}
+		}
+	}
 	var bases []engine.Context
 	for _, tier := range []string{"", "gold", "silver"} {
 		for _, u := range users[:7] {
