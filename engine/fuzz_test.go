@@ -64,10 +64,7 @@ func FuzzCompileEvaluate(f *testing.F) {
 		// An answer that read no field telling users apart is every other
 		// user's answer too (what answer templates rely on), and a plan made
 		// for this context answers every other user as EvaluateSome does.
-		positions := make([]int32, fixed.Len())
-		for i := range positions {
-			positions[i] = int32(i)
-		}
+		positions := allPositions(fixed)
 		plan := fixed.Plan(&ctx, positions)
 		for _, other := range [][3]string{{}, {"fuzz-user", "fuzz-session", "10.1.2.3"}, {ctx.SessionID, ctx.UserID, "::1"}} {
 			o := ctx

@@ -51,12 +51,10 @@ func perUserReads() *clientapi.Features {
 	return f
 }
 
-// TestPerUserIsSound: an answer without PerUser is the same, to the last
-// field, for every context that differs in userId, sessionId and
-// remoteAddress alone, for every flag of realistic payloads and of one
-// with every way of reading them; and PerUser is both set and unset there.
-func TestPerUserIsSound(t *testing.T) {
-	users := []engine.Context{
+// identities are users with every mix of the fields that tell users apart,
+// none of them included, with values that perUserReads' flags test.
+func identities() []engine.Context {
+	return []engine.Context{
 		{},
 		{UserID: "u1", SessionID: "s1", RemoteAddress: "10.0.0.1"},
 		{UserID: "u2", RemoteAddress: "192.168.1.7"},
@@ -65,6 +63,12 @@ func TestPerUserIsSound(t *testing.T) {
 		{RemoteAddress: "10.9.9.9"},
 		{UserID: "someone-else", SessionID: "s9", RemoteAddress: "2001:db8::1"},
 	}
+}
+
+// sharedContexts is every one of users without a tier and with the tiers
+// gold and silver (a property perUserReads' guards test), then the first
+// fixtures of fixture.Context.
+func sharedContexts(users []engine.Context, fixtures int) []engine.Context {
 	var contexts []engine.Context
 	for _, tier := range []string{"", "gold", "silver"} {
 		for _, u := range users {
@@ -75,10 +79,29 @@ func TestPerUserIsSound(t *testing.T) {
 			contexts = append(contexts, c)
 		}
 	}
-	for i := range 12 {
+	for i := range fixtures {
 		wc := fixture.Context(i)
 		contexts = append(contexts, engine.ContextFromWire(&wc))
 	}
+	return contexts
+}
+
+// allPositions is every flag of snap, as EvaluateSome and Plan take them.
+func allPositions(snap *engine.Snapshot) []int32 {
+	positions := make([]int32, snap.Len())
+	for i := range positions {
+		positions[i] = int32(i)
+	}
+	return positions
+}
+
+// TestPerUserIsSound: an answer without PerUser is the same, to the last
+// field, for every context that differs in userId, sessionId and
+// remoteAddress alone, for every flag of realistic payloads and of one
+// with every way of reading them; and PerUser is both set and unset there.
+func TestPerUserIsSound(t *testing.T) {
+	users := identities()
+	contexts := sharedContexts(users, 12)
 	payloads := map[string]*clientapi.Features{"every read": perUserReads()}
 	for seed := range 3 {
 		payloads[fmt.Sprint("fixture ", seed)] = fixture.Features(600, uint64(seed+1))

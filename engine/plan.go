@@ -22,8 +22,6 @@ type Plan struct {
 	snap   *Snapshot
 	steps  []planStep
 	checks []planCheck // the steps' checks, in step order
-	// scratch are the slots of the base context's runs while planning.
-	scratch []slotValue
 }
 
 type planStep struct {
@@ -67,20 +65,20 @@ type planCheck struct {
 // from base in userId, sessionId and remoteAddress alone. Positions are as
 // for EvaluateSome.
 func (s *Snapshot) Plan(base *Context, positions []int32) *Plan {
-	p := &Plan{snap: s, steps: make([]planStep, 0, len(positions)), scratch: make([]slotValue, s.slotCount)}
+	p := &Plan{snap: s, steps: make([]planStep, 0, len(positions))}
+	slots := make([]slotValue, s.slotCount) // for deciding things about base
 	for _, i := range positions {
 		if i < 0 || int(i) >= len(s.flags) {
 			continue
 		}
 		f := &s.flags[i]
 		from := int32(len(p.checks))
-		ok := p.addChecks(f, base)
+		ok := p.addChecks(f, base, slots)
 		if !ok {
 			p.checks = p.checks[:from]
 		}
 		p.steps = append(p.steps, planStep{flag: f, name: f.name, index: f.index, impressionData: f.impressionData, from: from, to: int32(len(p.checks)), generic: !ok})
 	}
-	p.scratch = nil
 	return p
 }
 
@@ -91,13 +89,14 @@ func (p *Plan) Size() int64 {
 }
 
 // addChecks appends the checks f is left with for base's users, and
-// reports false when f must be evaluated in full.
-func (p *Plan) addChecks(f *flag, base *Context) bool {
+// reports false when f must be evaluated in full. slots are scratch for
+// the runs that decide f's parents and constraints for base.
+func (p *Plan) addChecks(f *flag, base *Context, slots []slotValue) bool {
 	if f.fixed != nil || !f.enabled {
 		return false // nothing per user to plan
 	}
 	if len(f.deps) > 0 {
-		e := p.baseRun()
+		e := p.baseRun(slots)
 		if !p.snap.dependenciesMet(f, base, &e) || !e.sharedByUsers() {
 			return false
 		}
@@ -110,7 +109,7 @@ func (p *Plan) addChecks(f *flag, base *Context) bool {
 		if st.off {
 			continue
 		}
-		e := p.baseRun()
+		e := p.baseRun(slots)
 		matched := len(st.constraints) == 0 || st.constraintsMatch(base, &e)
 		if !e.sharedByUsers() {
 			return false
@@ -130,10 +129,11 @@ func (p *Plan) addChecks(f *flag, base *Context) bool {
 	return true
 }
 
-// baseRun is a run for deciding one thing about the base context.
-func (p *Plan) baseRun() run {
-	clear(p.scratch)
-	return run{env: p.snap.env, slots: p.scratch}
+// baseRun is a run for deciding one thing about the base context, in
+// slots cleared for it.
+func (p *Plan) baseRun(slots []slotValue) run {
+	clear(slots)
+	return run{env: p.snap.env, slots: slots}
 }
 
 // sharedByUsers reports whether what the run decided holds for every

@@ -66,15 +66,8 @@ func planEdges() *clientapi.Features {
 // plan's base in userId, sessionId and remoteAddress alone, with every way
 // of reading them, and it answers flags from checks as well as in full.
 func TestPlanMatches(t *testing.T) {
-	users := []engine.Context{
-		{},
-		{UserID: "u1", SessionID: "s1", RemoteAddress: "10.0.0.1"},
-		{UserID: "u2", RemoteAddress: "192.168.1.7"},
-		{UserID: "u3", SessionID: "s2"},
-		{SessionID: "s1"},
-		{RemoteAddress: "10.9.9.9"},
-		{UserID: "someone-else", SessionID: "s9", RemoteAddress: "2001:db8::1"},
-	}
+	bases := sharedContexts(identities(), 6)
+	users := identities()
 	for i := range 40 {
 		users = append(users, engine.Context{UserID: fmt.Sprint(i), SessionID: fmt.Sprint("s-", i)})
 	}
@@ -89,20 +82,6 @@ func TestPlanMatches(t *testing.T) {
 			}
 		}
 	}
-	var bases []engine.Context
-	for _, tier := range []string{"", "gold", "silver"} {
-		for _, u := range users[:7] {
-			c := u
-			if tier != "" {
-				c.Properties = map[string]string{"tier": tier}
-			}
-			bases = append(bases, c)
-		}
-	}
-	for i := range 6 {
-		wc := fixture.Context(i)
-		bases = append(bases, engine.ContextFromWire(&wc))
-	}
 	payloads := map[string]*clientapi.Features{"every read": perUserReads(), "edges": planEdges()}
 	for seed := range 2 {
 		payloads[fmt.Sprint("fixture ", seed)] = fixture.Features(300, uint64(seed+1))
@@ -110,10 +89,7 @@ func TestPlanMatches(t *testing.T) {
 	for name, payload := range payloads {
 		// A fixed draw, so that answers that draw agree too.
 		snap := engine.Compile(payload, engine.Options{Rand: func(n int) int { return n / 3 }, CustomStrategies: byUser})
-		positions := make([]int32, snap.Len())
-		for i := range positions {
-			positions[i] = int32(i)
-		}
+		positions := allPositions(snap)
 		checked, generic := 0, 0
 		for bi := range bases {
 			plan := snap.Plan(&bases[bi], positions)

@@ -13,6 +13,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/signalbox/signalbox/clientapi"
+	"github.com/signalbox/signalbox/internal/fixture"
 )
 
 // The benchmarks drive the whole handler chain (CORS, recovery, access
@@ -28,7 +31,10 @@ const (
 )
 
 // benchProxy is a ready proxy holding a generated configuration of n flags.
-func benchProxy(b *testing.B, n int) *Proxy {
+func benchProxy(b *testing.B, n int) *Proxy { return benchProxyWith(b, genPayload(n)) }
+
+// benchProxyWith is a ready proxy holding payload.
+func benchProxyWith(b *testing.B, payload *clientapi.Features) *Proxy {
 	b.Helper()
 	cfg := testConfig(b, "http://127.0.0.1:9/api")
 	cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, &slog.HandlerOptions{Level: slog.LevelWarn}))
@@ -36,7 +42,7 @@ func benchProxy(b *testing.B, n int) *Proxy {
 	if err != nil {
 		b.Fatal(err)
 	}
-	p.install(genPayload(n), fromUpstream)
+	p.install(payload, fromUpstream)
 	return p
 }
 
@@ -113,6 +119,26 @@ func BenchmarkGetProxyNewContext(b *testing.B) {
 				i++
 				id := strconv.Itoa(i)
 				req.URL.RawQuery = base + "&userId=user-" + id + "&sessionId=s" + id
+				return req
+			})
+		})
+	}
+}
+
+// BenchmarkLoadNewContext is the load benchmark's "new context each
+// request" row in process: its payload (internal/fixture) and its query,
+// with a user id never seen before on every request.
+func BenchmarkLoadNewContext(b *testing.B) {
+	const base = "sessionId=s-1&properties%5Bcountry%5D=no&properties%5Bage%5D=30"
+	for _, n := range benchSizes {
+		b.Run(fmt.Sprintf("flags=%d", n), func(b *testing.B) {
+			h := benchProxyWith(b, fixture.Features(n, 1)).Handler()
+			req := httptest.NewRequest("GET", "/proxy?"+base, nil)
+			req.Header.Set("Authorization", testClientKey)
+			i := 0
+			runBench(b, h, func() *http.Request {
+				i++
+				req.URL.RawQuery = base + "&userId=" + strconv.Itoa(i)
 				return req
 			})
 		})
