@@ -82,7 +82,7 @@ func (s *Server) tokenBySecret(ctx context.Context, secret string) (*store.APITo
 	if err != nil {
 		return nil, false, err
 	}
-	t := set.byDigest[sha256.Sum256([]byte(secret))]
+	t := set.byDigest[secretDigest(secret)]
 	if t == nil {
 		return nil, false, nil
 	}
@@ -90,6 +90,16 @@ func (s *Server) tokenBySecret(ctx context.Context, secret string) (*store.APITo
 		t.seen.Store(true)
 	}
 	return &t.APIToken, true, nil
+}
+
+// secretDigest is the SHA-256 digest of secret, the key of
+// tokenSet.byDigest. The secret is copied into a buffer on the stack:
+// converting it with []byte(secret) would allocate on every request, as
+// secrets are longer than the 32 bytes the compiler keeps on the stack.
+// A secret longer than the buffer is copied to the heap instead.
+func secretDigest(secret string) [sha256.Size]byte {
+	var buf [128]byte
+	return sha256.Sum256(append(buf[:0], secret...))
 }
 
 // takeSeenTokens returns and forgets the hashes of the tokens used since

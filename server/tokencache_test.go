@@ -2,7 +2,9 @@ package server
 
 import (
 	"context"
+	"crypto/sha256"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/signalbox/signalbox/store"
@@ -49,3 +51,20 @@ func TestTokenUseRecorded(t *testing.T) {
 		t.Fatalf("marks left after the flush: %v", hashes)
 	}
 }
+
+// TestSecretDigest: the digest is SHA-256 of the secret at every length,
+// the stack buffer's and beyond, and finding a token by a secret of usual
+// length allocates nothing.
+func TestSecretDigest(t *testing.T) {
+	for _, n := range []int{0, 1, 32, 127, 128, 129, 1000} {
+		secret := strings.Repeat("s", n)
+		if got, want := secretDigest(secret), sha256.Sum256([]byte(secret)); got != want {
+			t.Errorf("secretDigest of %d bytes = %x, want %x", n, got, want)
+		}
+	}
+	if n := testing.AllocsPerRun(100, func() { digestSink = secretDigest(testClientToken) }); n != 0 {
+		t.Errorf("secretDigest allocates %v times, want 0", n)
+	}
+}
+
+var digestSink [sha256.Size]byte

@@ -40,9 +40,23 @@ func MethodNotAllowed(allow ...string) http.Handler {
 func JSONMisses() Middleware {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			next.ServeHTTP(&missWriter{ResponseWriter: w, r: r}, r)
+			next.ServeHTTP(missWriterFor(w, r), r)
 		})
 	}
+}
+
+// missWriterFor returns a missWriter around w, kept in w when w is the
+// chain's statusWriter (the usual case: JSONMisses comes after the
+// middleware that makes it), else newly allocated.
+func missWriterFor(w http.ResponseWriter, r *http.Request) *missWriter {
+	var m *missWriter
+	if sw, ok := w.(*statusWriter); ok {
+		m = &sw.miss
+	} else {
+		m = new(missWriter)
+	}
+	*m = missWriter{ResponseWriter: w, r: r}
+	return m
 }
 
 // missWriter swaps a ServeMux's plain-text miss for a JSON record at the

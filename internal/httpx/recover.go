@@ -24,7 +24,7 @@ func Recover(log *slog.Logger) Middleware {
 	}
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			sw := &statusWriter{ResponseWriter: w}
+			sw := statusWriterFor(w)
 			defer func() {
 				v := recover()
 				if v == nil {

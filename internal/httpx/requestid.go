@@ -60,6 +60,8 @@ func saneRequestID(id string) bool {
 
 // newRequestID returns 128 random bits as 32 hex digits. The ids need to
 // be unique, not secret, so the fast per-goroutine generator is enough.
+// The digits are written on the stack, so the string is the only
+// allocation.
 func newRequestID() string {
 	var b [16]byte
 	for i := 0; i < 16; i += 8 {
@@ -68,5 +70,7 @@ func newRequestID() string {
 			b[i+j] = byte(v >> (8 * j))
 		}
 	}
-	return hex.EncodeToString(b[:])
+	var digits [2 * len(b)]byte
+	hex.Encode(digits[:], b[:])
+	return string(digits[:])
 }

@@ -4,16 +4,37 @@ import (
 	"net/http"
 )
 
-// statusWriter records the status and body size of a response for the
-// access log and metrics. It passes Flush through (streaming responses
-// keep working) and exposes Unwrap so http.ResponseController reaches the
-// connection's other features.
+// statusWriter records the status and body size of a response for
+// recovery, the access log and metrics. It passes Flush through (streaming
+// responses keep working) and exposes Unwrap so http.ResponseController
+// reaches the connection's other features.
+//
+// One statusWriter serves a whole chain: the first middleware that needs
+// one makes it (see statusWriterFor), and the later ones, handed it as
+// their writer, record through it too instead of wrapping it again.
 type statusWriter struct {
 	http.ResponseWriter
 	status    int
 	bytes     int64
 	wrote     bool // the final (non-1xx) header has been sent
 	unmatched bool // set by NotFoundHandler and MethodNotAllowed
+
+	// miss is room for the writer of a JSONMisses handed this writer, so
+	// that it needs no allocation of its own.
+	miss missWriter
+}
+
+// statusWriterFor returns w itself when it is a statusWriter, else a new
+// statusWriter around w. Sharing one changes nothing a middleware reads:
+// every write made below it passes through the shared writer, so status,
+// byte count and the unmatched mark are what a writer of its own would
+// record. (The shared one also sees what a middleware in between may write
+// before passing the request on, which is part of the same response.)
+func statusWriterFor(w http.ResponseWriter) *statusWriter {
+	if sw, ok := w.(*statusWriter); ok {
+		return sw
+	}
+	return &statusWriter{ResponseWriter: w}
 }
 
 func (w *statusWriter) WriteHeader(code int) {
