@@ -25,12 +25,16 @@ import (
 // another instance behind the same balancer.
 type pieces struct {
 	flags []flagPieces // by engine.Result.Index
+	// text holds every piece: the two constant middles, then each flag's
+	// opening and its variants, each preceded by enabledTrue (see span).
+	text string
 }
 
 type flagPieces struct {
 	name     string // the flag's name, to check that a result is this flag's
 	open     string // {"name":"…","enabled":
 	openHash uint64 // pieceHash(open)
+	openAt   int32  // where open is in text
 	variants []variantPiece
 }
 
@@ -40,7 +44,22 @@ type variantPiece struct {
 	payload *clientapi.Payload
 	enc     string // {"name":"…","payload":{…},"enabled":true,"feature_enabled":true,"featureEnabled":true}
 	hash    uint64 // pieceHash(enc)
+	onAt    int32  // where enabledTrue+enc is in text
 }
+
+// A span is a run of the pieces' text: smaller to keep than a string.
+type span struct {
+	at int32
+	n  int32
+}
+
+// The constant middles' spans: they open the pieces' text.
+var (
+	spanOnNoneLeft = span{0, int32(len(onNoneLeft))}
+	spanOff        = span{int32(len(onNoneLeft)), int32(len(enabledFalse + variantOff))}
+)
+
+func (p *pieces) spanText(s span) string { return p.text[s.at : s.at+s.n] }
 
 // The variant objects of the "disabled" fallback, and the toggle's ends.
 const (
@@ -68,10 +87,10 @@ func newPieces(snap *engine.Snapshot) *pieces {
 	p.flags = make([]flagPieces, len(names))
 	// All pieces share one allocation, in flag order: encoding walks the
 	// flags in that order too.
-	var arena []byte
-	type span struct{ from, to int }
-	opens := make([]span, len(names))
-	var encs []span
+	arena := []byte(onNoneLeft + enabledFalse + variantOff)
+	type run struct{ from, to int }
+	opens := make([]run, len(names))
+	var encs []run
 	for i, name := range names {
 		f := &p.flags[i]
 		f.name = name
@@ -79,24 +98,28 @@ func newPieces(snap *engine.Snapshot) *pieces {
 		arena = append(arena, `{"name":`...)
 		arena = appendString(arena, name)
 		arena = append(arena, `,"enabled":`...)
-		opens[i] = span{from, len(arena)}
+		opens[i] = run{from, len(arena)}
 		for vname, payload := range snap.Variants(i) {
 			if hasVariant(f.variants, vname, payload) {
 				continue
 			}
 			f.variants = append(f.variants, variantPiece{name: vname, payload: payload})
+			arena = append(arena, enabledTrue...)
 			from := len(arena)
 			arena = appendVariant(arena, vname, payload)
-			encs = append(encs, span{from, len(arena)})
+			encs = append(encs, run{from, len(arena)})
 		}
 	}
 	text := string(arena)
+	p.text = text
 	k := 0
 	for i := range p.flags {
 		f := &p.flags[i]
 		f.open = text[opens[i].from:opens[i].to]
 		f.openHash = pieceHash(f.open)
+		f.openAt = int32(opens[i].from)
 		for j := range f.variants {
+			f.variants[j].onAt = int32(encs[k].from - len(enabledTrue))
 			f.variants[j].enc = text[encs[k].from:encs[k].to]
 			f.variants[j].hash = pieceHash(f.variants[j].enc)
 			k++
@@ -205,6 +228,22 @@ func (e *togglesEncoder) addBlock(t *template, bl *block) {
 	e.t.addSum(bl.tag)
 }
 
+// addSpans appends the toggle of a template's outcome.
+func (e *togglesEncoder) addSpans(o *encodedOutcome) {
+	if !e.first {
+		e.b = append(e.b, ',')
+	}
+	e.first = false
+	e.b = append(e.b, e.p.spanText(o.open)...)
+	e.b = append(e.b, e.p.spanText(o.middle)...)
+	if o.impression {
+		e.b = append(e.b, closeImpression...)
+	} else {
+		e.b = append(e.b, closeNoImpression...)
+	}
+	e.t.addSum(o.tag)
+}
+
 // finish closes the answer and returns it with its ETag.
 func (e *togglesEncoder) finish() ([]byte, string) {
 	e.b = append(e.b, "]}"...)
@@ -223,7 +262,7 @@ func (p *pieces) appendToggle(b []byte, r *engine.Result) (_ []byte, code uint64
 		return b, 0, false
 	}
 	f := &p.flags[i]
-	vhash, venc, ok := f.variant(&r.Variant)
+	vhash, venc, _, ok := f.variant(&r.Variant)
 	if !ok {
 		return b, 0, false
 	}
@@ -243,33 +282,63 @@ func (p *pieces) appendToggle(b []byte, r *engine.Result) (_ []byte, code uint64
 	} else {
 		b = append(b, closeNoImpression...)
 	}
-	// The opening piece, the variant piece and two bits: all that decides
-	// the bytes.
-	code = f.openHash ^ bits.RotateLeft64(vhash, 23) ^ (b2u(r.Enabled)<<1 | b2u(r.ImpressionData))
-	return b, code, true
+	return b, f.code(vhash, r), true
 }
 
-// variant finds the encoded variant object of v and its hash.
-func (f *flagPieces) variant(v *engine.Variant) (hash uint64, enc string, ok bool) {
+// toggleSpans is appendToggle for a toggle that is off without a variant
+// or on: the spans of its opening and middle (the rest is the closing of
+// its impressionData) and its code, and false for any other result, or
+// one without pieces.
+func (p *pieces) toggleSpans(r *engine.Result) (open, middle span, code uint64, ok bool) {
+	i := int(r.Index)
+	if i < 0 || i >= len(p.flags) || p.flags[i].name != r.Name {
+		return span{}, span{}, 0, false
+	}
+	f := &p.flags[i]
+	vhash, _, k, ok := f.variant(&r.Variant)
+	switch v := &r.Variant; {
+	case !ok:
+		return span{}, span{}, 0, false
+	case !r.Enabled && !v.FeatureEnabled && k < 0:
+		middle = spanOff
+	case r.Enabled && v.FeatureEnabled && k < 0:
+		middle = spanOnNoneLeft
+	case r.Enabled && k >= 0:
+		middle = span{f.variants[k].onAt, int32(len(enabledTrue) + len(f.variants[k].enc))}
+	default:
+		return span{}, span{}, 0, false
+	}
+	return span{f.openAt, int32(len(f.open))}, middle, f.code(vhash, r), true
+}
+
+// variant finds the encoded variant object of v, its hash, and the index
+// of its piece (-1 for the fallbacks, which have none).
+func (f *flagPieces) variant(v *engine.Variant) (hash uint64, enc string, k int, ok bool) {
 	if !v.Enabled {
 		if v.Name != engine.DisabledVariant || v.Payload != nil {
-			return 0, "", false
+			return 0, "", -1, false
 		}
 		if v.FeatureEnabled {
-			return hashVariantOnNoneLeft, variantOnNoneLeft, true
+			return hashVariantOnNoneLeft, variantOnNoneLeft, -1, true
 		}
-		return hashVariantOff, variantOff, true
+		return hashVariantOff, variantOff, -1, true
 	}
 	if !v.FeatureEnabled {
-		return 0, "", false
+		return 0, "", -1, false
 	}
 	for k := range f.variants {
 		pv := &f.variants[k]
 		if pv.payload == v.Payload && pv.name == v.Name {
-			return pv.hash, pv.enc, true
+			return pv.hash, pv.enc, k, true
 		}
 	}
-	return 0, "", false
+	return 0, "", -1, false
+}
+
+// code is what decides the bytes of r's toggle, whose variant piece has
+// hash vhash: the opening piece, the variant piece and two bits.
+func (f *flagPieces) code(vhash uint64, r *engine.Result) uint64 {
+	return f.openHash ^ bits.RotateLeft64(vhash, 23) ^ (b2u(r.Enabled)<<1 | b2u(r.ImpressionData))
 }
 
 func b2u(b bool) uint64 {

@@ -92,9 +92,23 @@ func TestPiecesEncodeLikeTheGeneralForm(t *testing.T) {
 			}
 			for _, results := range [][]engine.Result{all, enabled} {
 				for k := range results {
-					got, _, ok := p.appendToggle(nil, &results[k])
-					if want := appendToggle(nil, &results[k]); !ok || string(got) != string(want) {
-						t.Fatalf("%s, context %d, %q: from pieces (%v) %s, want %s", name, ci, results[k].Name, ok, got, want)
+					r := &results[k]
+					got, code, ok := p.appendToggle(nil, r)
+					if want := appendToggle(nil, r); !ok || string(got) != string(want) {
+						t.Fatalf("%s, context %d, %q: from pieces (%v) %s, want %s", name, ci, r.Name, ok, got, want)
+					}
+					// Every toggle an answer from a template lists comes
+					// from its spans: the same bytes and code.
+					open, middle, spansCode, ok := p.toggleSpans(r)
+					if !ok {
+						t.Fatalf("%s, context %d, %q: no spans for %+v", name, ci, r.Name, r)
+					}
+					closing := closeNoImpression
+					if r.ImpressionData {
+						closing = closeImpression
+					}
+					if b := p.spanText(open) + p.spanText(middle) + closing; b != string(got) || spansCode != code {
+						t.Fatalf("%s, context %d, %q: from spans %s (code %x), want %s (%x)", name, ci, r.Name, b, spansCode, got, code)
 					}
 				}
 				got, _ := appendToggles(nil, results, p, false)

@@ -26,6 +26,22 @@ type template struct {
 	blocks []block      // in answer order
 	text   []byte       // the blocks' toggles
 	window engine.Window
+	// outcomes are the plan's outcomes (engine.Plan.Outcome) as encoded,
+	// by index: a flag the plan answers from its checks adds its
+	// outcome's pieces without being encoded again.
+	outcomes []encodedOutcome
+}
+
+// encodedOutcome is one outcome as the answer lists it: its toggle's
+// opening and middle in the pieces, its closing, and what its code adds to
+// the tag; or nothing when the answer leaves it out. Without pieces for it
+// (exact false) the result is encoded as any other.
+type encodedOutcome struct {
+	tag          uint64
+	open, middle span
+	impression   bool
+	listed       bool
+	exact        bool
 }
 
 // block is a run of toggles that goes after the first before flags the
@@ -39,7 +55,8 @@ type block struct {
 
 // size is what t holds, for the cache's bound.
 func (t *template) size() int64 {
-	return int64(len(t.text)+int(unsafe.Sizeof(block{}))*len(t.blocks)) + t.plan.Size()
+	return int64(len(t.text)+int(unsafe.Sizeof(block{}))*len(t.blocks)+int(unsafe.Sizeof(encodedOutcome{}))*len(t.outcomes)) +
+		t.plan.Size()
 }
 
 // templateBuilder records a template while a whole answer is encoded.
@@ -78,13 +95,35 @@ func (tb *templateBuilder) note(r *engine.Result, toggle []byte, code uint64) {
 }
 
 // template returns the recorded template, nil when it cannot be used. snap
-// and ctx are those the answer was evaluated from.
-func (tb *templateBuilder) template(snap *engine.Snapshot, ctx *engine.Context) *template {
+// and ctx are those the answer was evaluated from; p and onlyEnabled
+// those it was encoded with.
+func (tb *templateBuilder) template(snap *engine.Snapshot, ctx *engine.Context, p *pieces, onlyEnabled bool) *template {
 	if tb.failed {
 		return nil
 	}
 	// Copies of the exact size: the cache counts what a template holds.
-	return &template{plan: snap.Plan(ctx, tb.eval), blocks: slices.Clone(tb.t.blocks), text: slices.Clone(tb.t.text), window: tb.t.window}
+	t := &template{plan: snap.Plan(ctx, tb.eval), blocks: slices.Clone(tb.t.blocks), text: slices.Clone(tb.t.text), window: tb.t.window}
+	t.encodeOutcomes(p, onlyEnabled)
+	return t
+}
+
+// encodeOutcomes finds the pieces of each of the plan's outcomes, as the
+// encoder would.
+func (t *template) encodeOutcomes(p *pieces, onlyEnabled bool) {
+	t.outcomes = make([]encodedOutcome, t.plan.Outcomes())
+	for i := range t.outcomes {
+		r, possible := t.plan.Outcome(int32(i))
+		o := &t.outcomes[i]
+		switch {
+		case !possible:
+		case onlyEnabled && !r.Enabled:
+			o.exact = true
+		default:
+			if open, middle, code, ok := p.toggleSpans(&r); ok {
+				*o = encodedOutcome{tag: mixCode(code), open: open, middle: middle, impression: r.ImpressionData, listed: true, exact: true}
+			}
+		}
+	}
 }
 
 // replay encodes the answer for ctx, one of the template's users, into
@@ -98,10 +137,24 @@ func (t *template) replay(enc *togglesEncoder, ctx *engine.Context) {
 			next++
 		}
 	}
-	t.plan.Evaluate(ctx, func(r *engine.Result) {
-		flush()
-		enc.add(r)
+	t.plan.EvaluateOutcomes(ctx, func(outcome int32, r *engine.Result) {
+		if next < len(t.blocks) && t.blocks[next].before <= evaluated {
+			flush()
+		}
 		evaluated++
+		if outcome >= 0 {
+			// An outcome is neither volatile nor bounded in time: the
+			// encoder has nothing to note but its bytes.
+			if o := &t.outcomes[outcome]; o.exact && enc.exact && enc.rec == nil {
+				if o.listed {
+					enc.addSpans(o)
+				}
+				return
+			}
+			v, _ := t.plan.Outcome(outcome)
+			r = &v
+		}
+		enc.add(r)
 	})
 	flush() // the blocks after the last evaluated flag
 }

@@ -165,7 +165,7 @@ func (a *Writer) encodeWhole(enc *togglesEncoder, ctx *engine.Context, key strin
 	}
 	enc.rec = &templateBuilder{}
 	a.snap.EvaluateEach(ctx, enc.add)
-	t := enc.rec.template(a.snap, ctx)
+	t := enc.rec.template(a.snap, ctx, a.pieces, !all)
 	enc.rec = nil
 	if t != nil && len(t.blocks) > 0 {
 		a.cache.putTemplate(tkey, t)

@@ -118,7 +118,9 @@ func processCPU() time.Duration {
 
 // BenchmarkPlan evaluates the flags whose answers read the user (those a
 // shared answer re-evaluates for each user) for a new user every time:
-// with EvaluateSome, and with a Plan made once for the users' context.
+// with EvaluateSome, and with a Plan made once for the users' context,
+// writing out results (Plan) or naming outcomes (Outcomes, as answers
+// from a template do).
 func BenchmarkPlan(b *testing.B) {
 	for _, n := range []int{500, 5000} {
 		snap := engine.Compile(fixture.Features(n, 1), engine.Options{})
@@ -135,7 +137,7 @@ func BenchmarkPlan(b *testing.B) {
 		for i := range ids {
 			ids[i] = fmt.Sprint("user-", i)
 		}
-		for _, way := range []string{"EvaluateSome", "Plan"} {
+		for _, way := range []string{"EvaluateSome", "Plan", "Outcomes"} {
 			b.Run(fmt.Sprintf("%d/%s", n, way), func(b *testing.B) {
 				b.ReportAllocs()
 				ctx, on, i := base, 0, 0
@@ -144,12 +146,25 @@ func BenchmarkPlan(b *testing.B) {
 						on++
 					}
 				}
+				enabled := make([]bool, plan.Outcomes())
+				for o := range enabled {
+					r, _ := plan.Outcome(int32(o))
+					enabled[o] = r.Enabled
+				}
+				countNamed := func(o int32, full *engine.Result) {
+					if o >= 0 && enabled[o] || o < 0 && full.Enabled {
+						on++
+					}
+				}
 				for b.Loop() {
 					ctx.UserID = ids[i%len(ids)]
 					i++
-					if way == "Plan" {
+					switch way {
+					case "Plan":
 						plan.Evaluate(&ctx, count)
-					} else {
+					case "Outcomes":
+						plan.EvaluateOutcomes(&ctx, countNamed)
+					default:
 						snap.EvaluateSome(&ctx, positions, count)
 					}
 				}

@@ -12,3 +12,9 @@ func PlanShape(p *Plan) (checked, generic int) {
 	}
 	return checked, generic
 }
+
+// MaxUserIndex is the bound of a plan's user index.
+const MaxUserIndex = maxUserIndex
+
+// PlanIndexesUsers reports whether p looks users up in its index.
+func PlanIndexesUsers(p *Plan) bool { return p.users != nil }

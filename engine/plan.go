@@ -22,6 +22,22 @@ type Plan struct {
 	snap   *Snapshot
 	steps  []planStep
 	checks []planCheck // the steps' checks, in step order
+	// outcomes are every result a step answered from its checks can give:
+	// a user's answer is one of them, named by its index (see
+	// EvaluateOutcomes).
+	outcomes []planOutcome
+	users    userIndex // nil: each userWithId check reads its own list
+	picks    []planPick
+	weights  []uint32 // the picks' variants' weights
+}
+
+// planOutcome is one result a step can give (see Outcome).
+type planOutcome struct {
+	variant  *variant // nil for none
+	step     int32
+	on       bool
+	perUser  bool
+	possible bool // false for "on without a variant" from weighted variants
 }
 
 type planStep struct {
@@ -35,6 +51,8 @@ type planStep struct {
 	// checks[from:to]. generic says the flag is evaluated in full instead.
 	from, to int32
 	generic  bool
+	// off is the outcome when no check switches the flag on.
+	off int32
 }
 
 type checkKind uint8
@@ -59,6 +77,11 @@ type planCheck struct {
 	hash     hashPrefix
 	ids      *stringSet
 	variants *variantSet // nil when the flag answers without a variant
+	// pick is the variants' index in the plan's picks, -1 for none.
+	pick int32
+	// on is the outcome when this check switches the flag on and no
+	// variant is picked; variant i is outcome on+1+i.
+	on int32
 }
 
 // Plan prepares EvaluateSome(ctx, positions, …) for every ctx that differs
@@ -77,15 +100,70 @@ func (s *Snapshot) Plan(base *Context, positions []int32) *Plan {
 		if !ok {
 			p.checks = p.checks[:from]
 		}
-		p.steps = append(p.steps, planStep{flag: f, name: f.name, index: f.index, impressionData: f.impressionData, from: from, to: int32(len(p.checks)), generic: !ok})
+		st := planStep{flag: f, name: f.name, index: f.index, impressionData: f.impressionData, from: from, to: int32(len(p.checks)), generic: !ok}
+		if ok {
+			p.addOutcomes(&st, int32(len(p.steps)))
+			for i := st.from; i < st.to; i++ {
+				p.checks[i].pick = p.addPick(p.checks[i].variants)
+			}
+		}
+		p.steps = append(p.steps, st)
 	}
+	p.users = p.indexUsers()
 	return p
+}
+
+// addOutcomes lists the results st can give, as decide names them: for
+// each check, on without a variant and on with each of its variants, and
+// then off, after every check was read. A result read the user when a
+// check up to the deciding one did (any but checkAlways), or the variants
+// did (an override, or a pick by hash: every pick that finds a variant).
+func (p *Plan) addOutcomes(st *planStep, step int32) {
+	perUser := false
+	for i := st.from; i < st.to; i++ {
+		c := &p.checks[i]
+		perUser = perUser || c.kind != checkAlways
+		c.on = int32(len(p.outcomes))
+		none := planOutcome{step: step, on: true, perUser: perUser, possible: true}
+		if vs := c.variants; vs != nil {
+			none.perUser = none.perUser || vs.hasOverrides()
+			// Weighted variants always give one to a user who gets a pick.
+			none.possible = vs.total == 0
+		}
+		p.outcomes = append(p.outcomes, none)
+		if c.variants != nil {
+			for j := range c.variants.variants {
+				v := &c.variants.variants[j]
+				p.outcomes = append(p.outcomes, planOutcome{variant: v, step: step, on: true, perUser: true,
+					possible: v.weight > 0 || len(v.overrides) > 0})
+			}
+		}
+	}
+	st.off = int32(len(p.outcomes))
+	p.outcomes = append(p.outcomes, planOutcome{step: step, perUser: perUser, possible: true})
+}
+
+// Outcomes is how many outcomes EvaluateOutcomes can name.
+func (p *Plan) Outcomes() int { return len(p.outcomes) }
+
+// Outcome is the result named by outcome, and false when no user can get
+// it (an outcome that EvaluateOutcomes never names).
+func (p *Plan) Outcome(outcome int32) (Result, bool) {
+	o := &p.outcomes[outcome]
+	st := &p.steps[o.step]
+	r := Result{Name: st.name, Index: st.index, Found: true, Enabled: o.on, ImpressionData: st.impressionData, PerUser: o.perUser,
+		Variant: Variant{Name: DisabledVariant, FeatureEnabled: o.on}}
+	if o.variant != nil {
+		r.Variant = Variant{Name: o.variant.name, Enabled: true, Payload: o.variant.payload, FeatureEnabled: true}
+	}
+	return r, o.possible
 }
 
 // Size is about how many bytes the plan holds, for caches that bound it.
 func (p *Plan) Size() int64 {
 	return int64(unsafe.Sizeof(*p)) + int64(cap(p.steps))*int64(unsafe.Sizeof(planStep{})) +
-		int64(cap(p.checks))*int64(unsafe.Sizeof(planCheck{}))
+		int64(cap(p.checks))*int64(unsafe.Sizeof(planCheck{})) + int64(cap(p.outcomes))*int64(unsafe.Sizeof(planOutcome{})) + p.users.size() +
+		int64(cap(p.picks))*int64(unsafe.Sizeof(planPick{})) + 4*int64(cap(p.weights))
 }
 
 // addChecks appends the checks f is left with for base's users, and
@@ -198,39 +276,72 @@ func plannableVariants(vs *variantSet) bool {
 // and a ctx that differs from the base context in userId, sessionId and
 // remoteAddress alone (for any other, results may be wrong).
 func (p *Plan) Evaluate(ctx *Context, yield func(r *Result)) {
+	p.evaluate(ctx, nil, yield)
+}
+
+// EvaluateOutcomes is Evaluate naming each flag's result instead of
+// writing it out, when the flag was answered from its checks: yield gets
+// the outcome (see Outcome) and a nil result. A flag evaluated in full
+// yields -1 and its result. A caller that prepared something per outcome,
+// such as its encoding, then reads no result at all.
+func (p *Plan) EvaluateOutcomes(ctx *Context, yield func(outcome int32, full *Result)) {
+	p.evaluate(ctx, yield, nil)
+}
+
+// evaluate is EvaluateOutcomes when named is set, else Evaluate with each.
+func (p *Plan) evaluate(ctx *Context, named func(int32, *Result), each func(*Result)) {
 	s := p.snap
 	var stack [stackSlots]slotValue
 	e, borrowed := s.newRun(&stack)
 	rs := s.borrowResults()
 	e.all = rs // as EvaluateSome: for the remembered verdicts
 	r := rs.current
+	var hits *userHits
+	if p.users != nil {
+		hits = &userHits{checks: p.users[ctx.UserID]}
+	}
 	for k := range p.steps {
 		st := &p.steps[k]
-		if st.generic || !p.evalChecks(r, st, ctx) {
-			s.resultInto(r, st.flag, ctx, &e)
+		o := int32(-1)
+		if !st.generic {
+			o = p.decide(st, ctx, hits)
 		}
-		yield(r)
+		switch {
+		case o >= 0 && named != nil:
+			named(o, nil)
+		case o >= 0:
+			*r, _ = p.Outcome(o)
+			each(r)
+		case named != nil:
+			s.resultInto(r, st.flag, ctx, &e)
+			named(-1, r)
+		default:
+			s.resultInto(r, st.flag, ctx, &e)
+			each(r)
+		}
 	}
 	releaseSlots(borrowed)
 	rs.release()
 }
 
-// evalChecks writes the result of st's flag for ctx from its checks, and
-// reports false when it needs a random draw (a context without the
-// identifier a check or variant hashes), which resultInto makes.
-func (p *Plan) evalChecks(r *Result, st *planStep, ctx *Context) bool {
-	on, perUser := false, false
-	var winner *planCheck
+// decide is the outcome of st's flag for ctx from its checks, or -1 when
+// it needs a random draw (a context without the identifier a check or
+// variant hashes), which resultInto makes. hits, when the plan indexes its
+// user lists, are ctx's, walked in step order.
+func (p *Plan) decide(st *planStep, ctx *Context, hits *userHits) int32 {
 	for i := st.from; i < st.to; i++ {
 		c := &p.checks[i]
+		on := false
 		switch c.kind {
 		case checkAlways:
 			on = true
 		case checkUserIn:
-			perUser = true
-			on = ctx.UserID != "" && c.ids.has(ctx.UserID)
+			if hits != nil {
+				on = hits.has(i)
+			} else {
+				on = ctx.UserID != "" && c.ids.has(ctx.UserID)
+			}
 		case checkRolloutDefault:
-			perUser = true
 			id := ctx.UserID
 			if id == "" {
 				id = ctx.SessionID
@@ -238,75 +349,39 @@ func (p *Plan) evalChecks(r *Result, st *planStep, ctx *Context) bool {
 			if !c.live {
 				on = false
 			} else if id == "" {
-				return false
+				return -1
 			} else {
 				on = c.hash.bucket(id, 100) <= c.upTo
 			}
 		case checkRolloutUserID:
-			perUser = true
 			on = c.live && ctx.UserID != "" && c.hash.bucket(ctx.UserID, 100) <= c.upTo
 		case checkRolloutSession:
-			perUser = true
 			on = c.live && ctx.SessionID != "" && c.hash.bucket(ctx.SessionID, 100) <= c.upTo
 		}
-		if on {
-			winner = c
-			break
+		if !on {
+			continue
 		}
-	}
-	r.Variant = Variant{Name: DisabledVariant, FeatureEnabled: on}
-	if winner != nil && winner.variants != nil {
-		v, read, ok := winner.variants.pickFor(ctx)
+		if c.pick < 0 {
+			return c.on
+		}
+		v, ok := p.pickFor(&p.picks[c.pick], ctx)
 		if !ok {
-			return false
+			return -1
 		}
-		perUser = perUser || read
-		if v != nil {
-			r.Variant = Variant{Name: v.name, Enabled: true, Payload: v.payload, FeatureEnabled: true}
-		}
+		return c.on + 1 + v // v is -1 for no variant
 	}
-	r.Name, r.Index, r.Found, r.Enabled, r.ImpressionData = st.name, st.index, true, on, st.impressionData
-	r.Volatile, r.PerUser, r.Window = false, perUser, Window{}
-	return true
+	return st.off
 }
 
-// pickFor is pick for a set that plannableVariants accepts: the variant
-// (nil for none), whether the pick read the user's identifiers, and false
-// when it needs a random draw, ctx having none of the identifiers it
-// hashes.
-func (vs *variantSet) pickFor(ctx *Context) (_ *variant, read, ok bool) {
+// hasOverrides reports whether any variant of vs has an override, which a
+// pick reads before anything else.
+func (vs *variantSet) hasOverrides() bool {
 	for i := range vs.variants {
-		v := &vs.variants[i]
-		for _, o := range v.overrides {
-			read = true
-			if id := ctx.identifier(o.field.kind); id != "" && o.values.has(id) {
-				return v, true, true
-			}
+		if len(vs.variants[i].overrides) > 0 {
+			return true
 		}
 	}
-	if vs.total == 0 {
-		return nil, read, true
-	}
-	id := ctx.UserID
-	if id == "" {
-		id = ctx.SessionID
-	}
-	if id == "" {
-		id = ctx.RemoteAddress
-	}
-	if id == "" {
-		return nil, true, false
-	}
-	target := vs.hash.bucket(id, vs.total)
-	var sum uint32
-	for i := range vs.variants {
-		v := &vs.variants[i]
-		sum += v.weight
-		if v.weight > 0 && sum >= target {
-			return v, true, true
-		}
-	}
-	return nil, true, true // unreachable: the weights add up to total
+	return false
 }
 
 // identifier is the value of one of the fields that tell users apart.

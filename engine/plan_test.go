@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/signalbox/signalbox/clientapi"
@@ -61,6 +62,32 @@ func planEdges() *clientapi.Features {
 	}}
 }
 
+// userLists has userWithId lists of each shape: short, long (a map), the
+// same list twice, lists ahead of rollouts, and with extra ids enough to
+// pass the plan's index bound (a plan then reads each list itself).
+func userLists(extra int) *clientapi.Features {
+	ids := func(list ...string) clientapi.Strategy {
+		return clientapi.Strategy{Name: "userWithId", Parameters: clientapi.Parameters{"userIds": strings.Join(list, ",")}}
+	}
+	long := []string{"3", "u2"}
+	for i := range 20 {
+		long = append(long, fmt.Sprint("long-", i))
+	}
+	many := []string{"5"}
+	for i := range extra {
+		many = append(many, fmt.Sprint("many-", i))
+	}
+	half := clientapi.Strategy{Name: "flexibleRollout", Parameters: clientapi.Parameters{"rollout": "50", "stickiness": "default"}}
+	return &clientapi.Features{Version: 2, Features: []clientapi.Feature{
+		{Name: "short", Enabled: true, Strategies: []clientapi.Strategy{ids("1", "7", "u1")}},
+		{Name: "long", Enabled: true, Strategies: []clientapi.Strategy{ids(long...), half}},
+		{Name: "short-again", Enabled: true, Strategies: []clientapi.Strategy{ids("1", "7", "u1")}},
+		{Name: "rollout-then-list", Enabled: true, Strategies: []clientapi.Strategy{half, ids("2", "u3")}},
+		{Name: "many", Enabled: true, Strategies: []clientapi.Strategy{ids(many...)}},
+		{Name: "two-lists", Enabled: true, Strategies: []clientapi.Strategy{ids("u9"), ids("7", "4")}},
+	}}
+}
+
 // TestPlanMatches: a plan gives, to the last field, the results
 // EvaluateSome gives for every flag and every context that differs from the
 // plan's base in userId, sessionId and remoteAddress alone, with every way
@@ -82,7 +109,8 @@ func TestPlanMatches(t *testing.T) {
 			}
 		}
 	}
-	payloads := map[string]*clientapi.Features{"every read": perUserReads(), "edges": planEdges()}
+	payloads := map[string]*clientapi.Features{"every read": perUserReads(), "edges": planEdges(),
+		"user lists": userLists(10), "user lists past the index": userLists(engine.MaxUserIndex)}
 	for seed := range 2 {
 		payloads[fmt.Sprint("fixture ", seed)] = fixture.Features(300, uint64(seed+1))
 	}
@@ -90,11 +118,14 @@ func TestPlanMatches(t *testing.T) {
 		// A fixed draw, so that answers that draw agree too.
 		snap := engine.Compile(payload, engine.Options{Rand: func(n int) int { return n / 3 }, CustomStrategies: byUser})
 		positions := allPositions(snap)
-		checked, generic := 0, 0
+		checked, generic, indexed := 0, 0, 0
 		for bi := range bases {
 			plan := snap.Plan(&bases[bi], positions)
 			c, g := engine.PlanShape(plan)
 			checked, generic = checked+c, generic+g
+			if engine.PlanIndexesUsers(plan) {
+				indexed++
+			}
 			for _, u := range users {
 				ctx := bases[bi]
 				ctx.UserID, ctx.SessionID, ctx.RemoteAddress = u.UserID, u.SessionID, u.RemoteAddress
@@ -109,10 +140,23 @@ func TestPlanMatches(t *testing.T) {
 						t.Errorf("%s, base %d, user %+v: %s is\n%+v from the plan,\n%+v from EvaluateSome", name, bi, u, want[k].Name, got[k], want[k])
 					}
 				}
+				// The outcomes named are those a user can get: callers
+				// prepare nothing for the others.
+				plan.EvaluateOutcomes(&ctx, func(o int32, full *engine.Result) {
+					if o < 0 {
+						return
+					}
+					if _, possible := plan.Outcome(o); !possible {
+						t.Errorf("%s, base %d, user %+v: outcome %d named, but none can get it", name, bi, u, o)
+					}
+				})
 			}
 		}
-		if checked == 0 || generic == 0 {
+		if checked == 0 || generic == 0 && !strings.HasPrefix(name, "user lists") {
 			t.Errorf("%s: %d flags answered from checks, %d in full: the test shows nothing", name, checked, generic)
+		}
+		if wantIndexed := name != "user lists past the index"; (indexed > 0) != wantIndexed {
+			t.Errorf("%s: %d plans of %d index their user lists", name, indexed, len(bases))
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"iter"
 	"strconv"
 	"strings"
 	"time"
@@ -45,6 +46,25 @@ func (s stringSet) has(v string) bool {
 		}
 	}
 	return false
+}
+
+// len is how many values s holds.
+func (s stringSet) len() int { return len(s.list) + len(s.set) }
+
+// all yields the values of s.
+func (s stringSet) all() iter.Seq[string] {
+	return func(yield func(string) bool) {
+		for _, v := range s.list {
+			if !yield(v) {
+				return
+			}
+		}
+		for v := range s.set {
+			if !yield(v) {
+				return
+			}
+		}
+	}
 }
 
 // splitList splits a comma-separated parameter, trimming entries and
