@@ -1,6 +1,9 @@
 package engine
 
-import "unsafe"
+import (
+	"slices"
+	"unsafe"
+)
 
 // A Plan is EvaluateSome made ready for one context's users: everything
 // about the chosen flags that does not depend on userId, sessionId or
@@ -110,6 +113,10 @@ func (s *Snapshot) Plan(base *Context, positions []int32) *Plan {
 		p.steps = append(p.steps, st)
 	}
 	p.users = p.indexUsers()
+	// Copies of the exact size: a plan is kept with its template, whose
+	// cache counts what it holds, and appending left up to half unused.
+	p.checks, p.outcomes = slices.Clone(p.checks), slices.Clone(p.outcomes)
+	p.picks, p.weights = slices.Clone(p.picks), slices.Clone(p.weights)
 	return p
 }
 
