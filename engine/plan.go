@@ -34,15 +34,6 @@ type Plan struct {
 	weights  []uint32 // the picks' variants' weights
 }
 
-// planOutcome is one result a step can give (see Outcome).
-type planOutcome struct {
-	variant  *variant // nil for none
-	step     int32
-	on       bool
-	perUser  bool
-	possible bool // false for "on without a variant" from weighted variants
-}
-
 type planStep struct {
 	flag *flag
 	// name, index and impressionData are the flag's, kept here so that a
@@ -118,52 +109,6 @@ func (s *Snapshot) Plan(base *Context, positions []int32) *Plan {
 	p.checks, p.outcomes = slices.Clone(p.checks), slices.Clone(p.outcomes)
 	p.picks, p.weights = slices.Clone(p.picks), slices.Clone(p.weights)
 	return p
-}
-
-// addOutcomes lists the results st can give, as decide names them: for
-// each check, on without a variant and on with each of its variants, and
-// then off, after every check was read. A result read the user when a
-// check up to the deciding one did (any but checkAlways), or the variants
-// did (an override, or a pick by hash: every pick that finds a variant).
-func (p *Plan) addOutcomes(st *planStep, step int32) {
-	perUser := false
-	for i := st.from; i < st.to; i++ {
-		c := &p.checks[i]
-		perUser = perUser || c.kind != checkAlways
-		c.on = int32(len(p.outcomes))
-		none := planOutcome{step: step, on: true, perUser: perUser, possible: true}
-		if vs := c.variants; vs != nil {
-			none.perUser = none.perUser || vs.hasOverrides()
-			// Weighted variants always give one to a user who gets a pick.
-			none.possible = vs.total == 0
-		}
-		p.outcomes = append(p.outcomes, none)
-		if c.variants != nil {
-			for j := range c.variants.variants {
-				v := &c.variants.variants[j]
-				p.outcomes = append(p.outcomes, planOutcome{variant: v, step: step, on: true, perUser: true,
-					possible: v.weight > 0 || len(v.overrides) > 0})
-			}
-		}
-	}
-	st.off = int32(len(p.outcomes))
-	p.outcomes = append(p.outcomes, planOutcome{step: step, perUser: perUser, possible: true})
-}
-
-// Outcomes is how many outcomes EvaluateOutcomes can name.
-func (p *Plan) Outcomes() int { return len(p.outcomes) }
-
-// Outcome is the result named by outcome, and false when no user can get
-// it (an outcome that EvaluateOutcomes never names).
-func (p *Plan) Outcome(outcome int32) (Result, bool) {
-	o := &p.outcomes[outcome]
-	st := &p.steps[o.step]
-	r := Result{Name: st.name, Index: st.index, Found: true, Enabled: o.on, ImpressionData: st.impressionData, PerUser: o.perUser,
-		Variant: Variant{Name: DisabledVariant, FeatureEnabled: o.on}}
-	if o.variant != nil {
-		r.Variant = Variant{Name: o.variant.name, Enabled: true, Payload: o.variant.payload, FeatureEnabled: true}
-	}
-	return r, o.possible
 }
 
 // Size is about how many bytes the plan holds, for caches that bound it.
@@ -378,17 +323,6 @@ func (p *Plan) decide(st *planStep, ctx *Context, hits *userHits) int32 {
 		return c.on + 1 + v // v is -1 for no variant
 	}
 	return st.off
-}
-
-// hasOverrides reports whether any variant of vs has an override, which a
-// pick reads before anything else.
-func (vs *variantSet) hasOverrides() bool {
-	for i := range vs.variants {
-		if len(vs.variants[i].overrides) > 0 {
-			return true
-		}
-	}
-	return false
 }
 
 // identifier is the value of one of the fields that tell users apart.

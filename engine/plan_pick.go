@@ -65,3 +65,14 @@ func (p *Plan) pickFor(k *planPick, ctx *Context) (int32, bool) {
 	}
 	return -1, true // unreachable: the weights add up to total
 }
+
+// hasOverrides reports whether any variant of vs has an override, which a
+// pick reads before anything else.
+func (vs *variantSet) hasOverrides() bool {
+	for i := range vs.variants {
+		if len(vs.variants[i].overrides) > 0 {
+			return true
+		}
+	}
+	return false
+}
