@@ -28,8 +28,11 @@ type template struct {
 	window engine.Window
 	// outcomes are the plan's outcomes (engine.Plan.Outcome) as encoded,
 	// by index: a flag the plan answers from its checks adds its
-	// outcome's pieces without being encoded again.
+	// outcome's pieces without being encoded again. quiet marks those
+	// that add nothing (left out of the answer), which the plan does not
+	// hand over.
 	outcomes []encodedOutcome
+	quiet    []bool
 }
 
 // encodedOutcome is one outcome as the answer lists it: its toggle's
@@ -55,7 +58,7 @@ type block struct {
 
 // size is what t holds, for the cache's bound.
 func (t *template) size() int64 {
-	return int64(len(t.text)+int(unsafe.Sizeof(block{}))*len(t.blocks)+int(unsafe.Sizeof(encodedOutcome{}))*len(t.outcomes)) +
+	return int64(len(t.text)+int(unsafe.Sizeof(block{}))*len(t.blocks)+(int(unsafe.Sizeof(encodedOutcome{}))+1)*len(t.outcomes)) +
 		t.plan.Size()
 }
 
@@ -111,13 +114,14 @@ func (tb *templateBuilder) template(snap *engine.Snapshot, ctx *engine.Context, 
 // encoder would.
 func (t *template) encodeOutcomes(p *pieces, onlyEnabled bool) {
 	t.outcomes = make([]encodedOutcome, t.plan.Outcomes())
+	t.quiet = make([]bool, len(t.outcomes))
 	for i := range t.outcomes {
 		r, possible := t.plan.Outcome(int32(i))
 		o := &t.outcomes[i]
 		switch {
 		case !possible:
 		case onlyEnabled && !r.Enabled:
-			o.exact = true
+			o.exact, t.quiet[i] = true, true
 		default:
 			if open, middle, code, ok := p.toggleSpans(&r); ok {
 				*o = encodedOutcome{tag: mixCode(code), open: open, middle: middle, impression: r.ImpressionData, listed: true, exact: true}
@@ -130,22 +134,18 @@ func (t *template) encodeOutcomes(p *pieces, onlyEnabled bool) {
 // enc: the blocks, and the flags evaluated for this request between them.
 func (t *template) replay(enc *togglesEncoder, ctx *engine.Context) {
 	enc.window = enc.window.Intersect(t.window)
-	next, evaluated := 0, 0
-	flush := func() {
-		for next < len(t.blocks) && t.blocks[next].before <= evaluated {
-			enc.addBlock(t, &t.blocks[next])
+	blocks, next := t.blocks, 0
+	// A block goes before the flags it has no fewer evaluated ahead of.
+	t.plan.EvaluateOutcomes(ctx, t.quiet, func(step int, outcome int32, r *engine.Result) {
+		for next < len(blocks) && blocks[next].before <= step {
+			enc.addBlock(t, &blocks[next])
 			next++
 		}
-	}
-	t.plan.EvaluateOutcomes(ctx, func(outcome int32, r *engine.Result) {
-		if next < len(t.blocks) && t.blocks[next].before <= evaluated {
-			flush()
-		}
-		evaluated++
 		if outcome >= 0 {
-			// An outcome is neither volatile nor bounded in time: the
-			// encoder has nothing to note but its bytes.
-			if o := &t.outcomes[outcome]; o.exact && enc.exact && enc.rec == nil {
+			// An outcome is neither volatile nor bounded in time, and its
+			// pieces are the bytes the encoder would write: it has nothing
+			// to note but them.
+			if o := &t.outcomes[outcome]; o.exact && enc.rec == nil {
 				if o.listed {
 					enc.addSpans(o)
 				}
@@ -156,5 +156,7 @@ func (t *template) replay(enc *togglesEncoder, ctx *engine.Context) {
 		}
 		enc.add(r)
 	})
-	flush() // the blocks after the last evaluated flag
+	for ; next < len(blocks); next++ { // the blocks after the last evaluated flag
+		enc.addBlock(t, &blocks[next])
+	}
 }

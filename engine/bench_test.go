@@ -151,7 +151,7 @@ func BenchmarkPlan(b *testing.B) {
 					r, _ := plan.Outcome(int32(o))
 					enabled[o] = r.Enabled
 				}
-				countNamed := func(o int32, full *engine.Result) {
+				countNamed := func(_ int, o int32, full *engine.Result) {
 					if o >= 0 && enabled[o] || o < 0 && full.Enabled {
 						on++
 					}
@@ -163,7 +163,7 @@ func BenchmarkPlan(b *testing.B) {
 					case "Plan":
 						plan.Evaluate(&ctx, count)
 					case "Outcomes":
-						plan.EvaluateOutcomes(&ctx, countNamed)
+						plan.EvaluateOutcomes(&ctx, nil, countNamed)
 					default:
 						snap.EvaluateSome(&ctx, positions, count)
 					}

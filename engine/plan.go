@@ -228,20 +228,23 @@ func plannableVariants(vs *variantSet) bool {
 // and a ctx that differs from the base context in userId, sessionId and
 // remoteAddress alone (for any other, results may be wrong).
 func (p *Plan) Evaluate(ctx *Context, yield func(r *Result)) {
-	p.evaluate(ctx, nil, yield)
+	p.evaluate(ctx, nil, nil, yield)
 }
 
 // EvaluateOutcomes is Evaluate naming each flag's result instead of
 // writing it out, when the flag was answered from its checks: yield gets
-// the outcome (see Outcome) and a nil result. A flag evaluated in full
+// the flag's step (its index among the plan's flags), its outcome (see
+// Outcome) and a nil result, unless quiet (nil, or one per outcome) says
+// the caller has nothing to do for that outcome. A flag evaluated in full
 // yields -1 and its result. A caller that prepared something per outcome,
-// such as its encoding, then reads no result at all.
-func (p *Plan) EvaluateOutcomes(ctx *Context, yield func(outcome int32, full *Result)) {
-	p.evaluate(ctx, yield, nil)
+// such as its encoding, then reads no result at all, and hears nothing of
+// the outcomes that add nothing to its answer.
+func (p *Plan) EvaluateOutcomes(ctx *Context, quiet []bool, yield func(step int, outcome int32, full *Result)) {
+	p.evaluate(ctx, quiet, yield, nil)
 }
 
 // evaluate is EvaluateOutcomes when named is set, else Evaluate with each.
-func (p *Plan) evaluate(ctx *Context, named func(int32, *Result), each func(*Result)) {
+func (p *Plan) evaluate(ctx *Context, quiet []bool, named func(int, int32, *Result), each func(*Result)) {
 	s := p.snap
 	var stack [stackSlots]slotValue
 	e, borrowed := s.newRun(&stack)
@@ -260,13 +263,15 @@ func (p *Plan) evaluate(ctx *Context, named func(int32, *Result), each func(*Res
 		}
 		switch {
 		case o >= 0 && named != nil:
-			named(o, nil)
+			if quiet == nil || !quiet[o] {
+				named(k, o, nil)
+			}
 		case o >= 0:
 			*r, _ = p.Outcome(o)
 			each(r)
 		case named != nil:
 			s.resultInto(r, st.flag, ctx, &e)
-			named(-1, r)
+			named(k, -1, r)
 		default:
 			s.resultInto(r, st.flag, ctx, &e)
 			each(r)

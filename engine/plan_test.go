@@ -142,7 +142,7 @@ func TestPlanMatches(t *testing.T) {
 				}
 				// The outcomes named are those a user can get: callers
 				// prepare nothing for the others.
-				plan.EvaluateOutcomes(&ctx, func(o int32, full *engine.Result) {
+				plan.EvaluateOutcomes(&ctx, nil, func(_ int, o int32, full *engine.Result) {
 					if o < 0 {
 						return
 					}
