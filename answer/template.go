@@ -135,7 +135,8 @@ func (t *template) encodeOutcomes(p *pieces, onlyEnabled bool) {
 func (t *template) replay(enc *togglesEncoder, ctx *engine.Context) {
 	enc.window = enc.window.Intersect(t.window)
 	blocks, next := t.blocks, 0
-	// A block goes before the flags it has no fewer evaluated ahead of.
+	// Step s's toggle goes after the blocks with at most s evaluated flags
+	// ahead of them.
 	t.plan.EvaluateOutcomes(ctx, t.quiet, func(step int, outcome int32, r *engine.Result) {
 		for next < len(blocks) && blocks[next].before <= step {
 			enc.addBlock(t, &blocks[next])
