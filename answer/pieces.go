@@ -32,9 +32,8 @@ type pieces struct {
 
 type flagPieces struct {
 	name     string // the flag's name, to check that a result is this flag's
-	open     string // {"name":"…","enabled":
-	openHash uint64 // pieceHash(open)
-	openAt   int32  // where open is in text
+	open     span   // {"name":"…","enabled":
+	openHash uint64 // pieceHash of open
 	variants []variantPiece
 }
 
@@ -42,9 +41,10 @@ type flagPieces struct {
 type variantPiece struct {
 	name    string
 	payload *clientapi.Payload
-	enc     string // {"name":"…","payload":{…},"enabled":true,"feature_enabled":true,"featureEnabled":true}
-	hash    uint64 // pieceHash(enc)
-	onAt    int32  // where enabledTrue+enc is in text
+	// middle is enabledTrue and the variant object:
+	// {"name":"…","payload":{…},"enabled":true,"feature_enabled":true,"featureEnabled":true}
+	middle span
+	hash   uint64 // pieceHash of the variant object
 }
 
 // A span is a run of the pieces' text: smaller to keep than a string.
@@ -88,9 +88,7 @@ func newPieces(snap *engine.Snapshot) *pieces {
 	// All pieces share one allocation, in flag order: encoding walks the
 	// flags in that order too.
 	arena := []byte(onNoneLeft + enabledFalse + variantOff)
-	type run struct{ from, to int }
-	opens := make([]run, len(names))
-	var encs []run
+	spanFrom := func(from int) span { return span{int32(from), int32(len(arena) - from)} }
 	for i, name := range names {
 		f := &p.flags[i]
 		f.name = name
@@ -98,43 +96,38 @@ func newPieces(snap *engine.Snapshot) *pieces {
 		arena = append(arena, `{"name":`...)
 		arena = appendString(arena, name)
 		arena = append(arena, `,"enabled":`...)
-		opens[i] = run{from, len(arena)}
+		f.open = spanFrom(from)
 		for vname, payload := range snap.Variants(i) {
-			if hasVariant(f.variants, vname, payload) {
+			if variantIndex(f.variants, vname, payload) >= 0 {
 				continue
 			}
-			f.variants = append(f.variants, variantPiece{name: vname, payload: payload})
-			arena = append(arena, enabledTrue...)
 			from := len(arena)
+			arena = append(arena, enabledTrue...)
 			arena = appendVariant(arena, vname, payload)
-			encs = append(encs, run{from, len(arena)})
+			f.variants = append(f.variants, variantPiece{name: vname, payload: payload, middle: spanFrom(from)})
 		}
 	}
-	text := string(arena)
-	p.text = text
-	k := 0
+	p.text = string(arena)
 	for i := range p.flags {
 		f := &p.flags[i]
-		f.open = text[opens[i].from:opens[i].to]
-		f.openHash = pieceHash(f.open)
-		f.openAt = int32(opens[i].from)
+		f.openHash = pieceHash(p.spanText(f.open))
 		for j := range f.variants {
-			f.variants[j].onAt = int32(encs[k].from - len(enabledTrue))
-			f.variants[j].enc = text[encs[k].from:encs[k].to]
-			f.variants[j].hash = pieceHash(f.variants[j].enc)
-			k++
+			v := &f.variants[j]
+			v.hash = pieceHash(p.spanText(v.middle)[len(enabledTrue):])
 		}
 	}
 	return p
 }
 
-func hasVariant(vs []variantPiece, name string, payload *clientapi.Payload) bool {
-	for _, v := range vs {
-		if v.name == name && v.payload == payload {
-			return true
+// variantIndex is the index in vs of the variant with name and payload,
+// -1 for none.
+func variantIndex(vs []variantPiece, name string, payload *clientapi.Payload) int {
+	for k := range vs {
+		if vs[k].payload == payload && vs[k].name == name {
+			return k
 		}
 	}
-	return false
+	return -1
 }
 
 // appendVariant appends the variant object of a picked variant.
@@ -234,13 +227,7 @@ func (e *togglesEncoder) addSpans(o *encodedOutcome) {
 		e.b = append(e.b, ',')
 	}
 	e.first = false
-	e.b = append(e.b, e.p.spanText(o.open)...)
-	e.b = append(e.b, e.p.spanText(o.middle)...)
-	if o.impression {
-		e.b = append(e.b, closeImpression...)
-	} else {
-		e.b = append(e.b, closeNoImpression...)
-	}
+	e.b = e.p.appendSpans(e.b, o.open, o.middle, o.impression)
 	e.t.addSum(o.tag)
 }
 
@@ -254,85 +241,58 @@ func (e *togglesEncoder) finish() ([]byte, string) {
 }
 
 // appendToggle appends r from the pieces, and returns the toggle's code
-// for the tag; ok is false when r has no pieces (a flag unknown to the
-// configuration, or a variant it does not list) and nothing was appended.
+// for the tag; ok is false when r has no pieces (see toggleSpans) and
+// nothing was appended.
 func (p *pieces) appendToggle(b []byte, r *engine.Result) (_ []byte, code uint64, ok bool) {
-	i := int(r.Index)
-	if i < 0 || i >= len(p.flags) || p.flags[i].name != r.Name {
-		return b, 0, false
-	}
-	f := &p.flags[i]
-	vhash, venc, _, ok := f.variant(&r.Variant)
+	open, middle, code, ok := p.toggleSpans(r)
 	if !ok {
 		return b, 0, false
 	}
-	b = append(b, f.open...)
-	switch {
-	case r.Enabled && venc == variantOnNoneLeft:
-		b = append(b, onNoneLeft...)
-	case r.Enabled:
-		b = append(b, enabledTrue...)
-		b = append(b, venc...)
-	default:
-		b = append(b, enabledFalse...)
-		b = append(b, venc...)
-	}
-	if r.ImpressionData {
-		b = append(b, closeImpression...)
-	} else {
-		b = append(b, closeNoImpression...)
-	}
-	return b, f.code(vhash, r), true
+	return p.appendSpans(b, open, middle, r.ImpressionData), code, true
 }
 
-// toggleSpans is appendToggle for a toggle that is off without a variant
-// or on: the spans of its opening and middle (the rest is the closing of
-// its impressionData) and its code, and false for any other result, or
-// one without pieces.
+// appendSpans appends the toggle of an opening, a middle and the closing
+// of impressionData.
+func (p *pieces) appendSpans(b []byte, open, middle span, impression bool) []byte {
+	b = append(b, p.spanText(open)...)
+	b = append(b, p.spanText(middle)...)
+	if impression {
+		return append(b, closeImpression...)
+	}
+	return append(b, closeNoImpression...)
+}
+
+// toggleSpans finds r's toggle in the pieces: the spans of its opening and
+// of its middle (the rest is the closing of its impressionData) and its
+// code. ok is false for a result without pieces: a flag unknown to the
+// configuration, a variant it does not list, or a pairing no evaluation
+// gives (a flag on with the variant of one off, or off with any other);
+// the general encoder writes those.
 func (p *pieces) toggleSpans(r *engine.Result) (open, middle span, code uint64, ok bool) {
 	i := int(r.Index)
 	if i < 0 || i >= len(p.flags) || p.flags[i].name != r.Name {
 		return span{}, span{}, 0, false
 	}
 	f := &p.flags[i]
-	vhash, _, k, ok := f.variant(&r.Variant)
-	switch v := &r.Variant; {
-	case !ok:
+	v := &r.Variant
+	var vhash uint64
+	switch {
+	case !v.Enabled && (v.Name != engine.DisabledVariant || v.Payload != nil):
 		return span{}, span{}, 0, false
-	case !r.Enabled && !v.FeatureEnabled && k < 0:
-		middle = spanOff
-	case r.Enabled && v.FeatureEnabled && k < 0:
-		middle = spanOnNoneLeft
-	case r.Enabled && k >= 0:
-		middle = span{f.variants[k].onAt, int32(len(enabledTrue) + len(f.variants[k].enc))}
+	case !v.Enabled && r.Enabled && v.FeatureEnabled:
+		middle, vhash = spanOnNoneLeft, hashVariantOnNoneLeft
+	case !v.Enabled && !r.Enabled && !v.FeatureEnabled:
+		middle, vhash = spanOff, hashVariantOff
+	case v.Enabled && r.Enabled && v.FeatureEnabled:
+		k := variantIndex(f.variants, v.Name, v.Payload)
+		if k < 0 {
+			return span{}, span{}, 0, false
+		}
+		middle, vhash = f.variants[k].middle, f.variants[k].hash
 	default:
 		return span{}, span{}, 0, false
 	}
-	return span{f.openAt, int32(len(f.open))}, middle, f.code(vhash, r), true
-}
-
-// variant finds the encoded variant object of v, its hash, and the index
-// of its piece (-1 for the fallbacks, which have none).
-func (f *flagPieces) variant(v *engine.Variant) (hash uint64, enc string, k int, ok bool) {
-	if !v.Enabled {
-		if v.Name != engine.DisabledVariant || v.Payload != nil {
-			return 0, "", -1, false
-		}
-		if v.FeatureEnabled {
-			return hashVariantOnNoneLeft, variantOnNoneLeft, -1, true
-		}
-		return hashVariantOff, variantOff, -1, true
-	}
-	if !v.FeatureEnabled {
-		return 0, "", -1, false
-	}
-	for k := range f.variants {
-		pv := &f.variants[k]
-		if pv.payload == v.Payload && pv.name == v.Name {
-			return pv.hash, pv.enc, k, true
-		}
-	}
-	return 0, "", -1, false
+	return f.open, middle, f.code(vhash, r), true
 }
 
 // code is what decides the bytes of r's toggle, whose variant piece has

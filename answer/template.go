@@ -37,13 +37,12 @@ type template struct {
 
 // encodedOutcome is one outcome as the answer lists it: its toggle's
 // opening and middle in the pieces, its closing, and what its code adds to
-// the tag; or nothing when the answer leaves it out. Without pieces for it
-// (exact false) the result is encoded as any other.
+// the tag. Without pieces for it (exact false) the result is encoded as
+// any other.
 type encodedOutcome struct {
 	tag          uint64
 	open, middle span
 	impression   bool
-	listed       bool
 	exact        bool
 }
 
@@ -121,10 +120,10 @@ func (t *template) encodeOutcomes(p *pieces, onlyEnabled bool) {
 		switch {
 		case !possible:
 		case onlyEnabled && !r.Enabled:
-			o.exact, t.quiet[i] = true, true
+			t.quiet[i] = true
 		default:
 			if open, middle, code, ok := p.toggleSpans(&r); ok {
-				*o = encodedOutcome{tag: mixCode(code), open: open, middle: middle, impression: r.ImpressionData, listed: true, exact: true}
+				*o = encodedOutcome{tag: mixCode(code), open: open, middle: middle, impression: r.ImpressionData, exact: true}
 			}
 		}
 	}
@@ -132,6 +131,8 @@ func (t *template) encodeOutcomes(p *pieces, onlyEnabled bool) {
 
 // replay encodes the answer for ctx, one of the template's users, into
 // enc: the blocks, and the flags evaluated for this request between them.
+// (enc records no template: one is recorded only from an answer evaluated
+// whole.)
 func (t *template) replay(enc *togglesEncoder, ctx *engine.Context) {
 	enc.window = enc.window.Intersect(t.window)
 	blocks, next := t.blocks, 0
@@ -146,10 +147,8 @@ func (t *template) replay(enc *togglesEncoder, ctx *engine.Context) {
 			// An outcome is neither volatile nor bounded in time, and its
 			// pieces are the bytes the encoder would write: it has nothing
 			// to note but them.
-			if o := &t.outcomes[outcome]; o.exact && enc.rec == nil {
-				if o.listed {
-					enc.addSpans(o)
-				}
+			if o := &t.outcomes[outcome]; o.exact {
+				enc.addSpans(o)
 				return
 			}
 			v, _ := t.plan.Outcome(outcome)

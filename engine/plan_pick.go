@@ -45,13 +45,7 @@ func (p *Plan) pickFor(k *planPick, ctx *Context) (int32, bool) {
 	if k.total == 0 {
 		return -1, true
 	}
-	id := ctx.UserID
-	if id == "" {
-		id = ctx.SessionID
-	}
-	if id == "" {
-		id = ctx.RemoteAddress
-	}
+	id := ctx.variantID()
 	if id == "" {
 		return -1, false
 	}

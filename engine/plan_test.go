@@ -140,16 +140,29 @@ func TestPlanMatches(t *testing.T) {
 						t.Errorf("%s, base %d, user %+v: %s is\n%+v from the plan,\n%+v from EvaluateSome", name, bi, u, want[k].Name, got[k], want[k])
 					}
 				}
-				// The outcomes named are those a user can get: callers
-				// prepare nothing for the others.
-				plan.EvaluateOutcomes(&ctx, nil, func(_ int, o int32, full *engine.Result) {
-					if o < 0 {
-						return
+				// Naming outcomes gives every step once, in order, with the
+				// same result; the outcomes named are those a user can get
+				// (callers prepare nothing for the others).
+				next := 0
+				plan.EvaluateOutcomes(&ctx, nil, func(step int, o int32, full *engine.Result) {
+					if step != next {
+						t.Fatalf("%s: step %d named after %d", name, step, next-1)
 					}
-					if _, possible := plan.Outcome(o); !possible {
-						t.Errorf("%s, base %d, user %+v: outcome %d named, but none can get it", name, bi, u, o)
+					next++
+					if o >= 0 {
+						r, possible := plan.Outcome(o)
+						if !possible {
+							t.Errorf("%s, base %d, user %+v: outcome %d named, but none can get it", name, bi, u, o)
+						}
+						full = &r
+					}
+					if *full != want[step] {
+						t.Errorf("%s, base %d, user %+v: step %d named %+v, EvaluateSome gives %+v", name, bi, u, step, *full, want[step])
 					}
 				})
+				if next != len(want) {
+					t.Fatalf("%s: %d steps named, %d results from EvaluateSome", name, next, len(want))
+				}
 			}
 		}
 		if checked == 0 || generic == 0 && !strings.HasPrefix(name, "user lists") {

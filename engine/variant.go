@@ -87,14 +87,7 @@ func (vs *variantSet) target(ctx *Context, e *run) uint32 {
 	switch vs.sticky.mode {
 	case stickyDefault:
 		e.perUser = true
-		switch {
-		case ctx.UserID != "":
-			id = ctx.UserID
-		case ctx.SessionID != "":
-			id = ctx.SessionID
-		default:
-			id = ctx.RemoteAddress
-		}
+		id = ctx.variantID()
 	case stickyField:
 		id = e.slot(ctx, &vs.sticky.field).value
 	}
@@ -102,4 +95,16 @@ func (vs *variantSet) target(ctx *Context, e *run) uint32 {
 		return e.randomIn(vs.total)
 	}
 	return vs.hash.bucket(id, vs.total)
+}
+
+// variantID is what the default variant stickiness hashes: userId, else
+// sessionId, else remoteAddress ("" when the context has none).
+func (c *Context) variantID() string {
+	switch {
+	case c.UserID != "":
+		return c.UserID
+	case c.SessionID != "":
+		return c.SessionID
+	}
+	return c.RemoteAddress
 }
