@@ -211,24 +211,14 @@ func (e *togglesEncoder) add(r *engine.Result) {
 	e.b = appendToggle(e.b, r)
 }
 
-// addBlock adds a block of t's toggles, encoded from pieces before.
-func (e *togglesEncoder) addBlock(t *template, bl *block) {
-	if !e.first {
-		e.b = append(e.b, ',')
+// addRun adds a run of a template's toggles, each after a comma, whose
+// codes' mixed values sum to tag.
+func (e *togglesEncoder) addRun(run []byte, tag uint64) {
+	if e.first {
+		run, e.first = run[1:], false
 	}
-	e.first = false
-	e.b = append(e.b, t.text[bl.from:bl.to]...)
-	e.t.addSum(bl.tag)
-}
-
-// addSpans appends the toggle of a template's outcome.
-func (e *togglesEncoder) addSpans(o *encodedOutcome) {
-	if !e.first {
-		e.b = append(e.b, ',')
-	}
-	e.first = false
-	e.b = e.p.appendSpans(e.b, o.open, o.middle, o.impression)
-	e.t.addSum(o.tag)
+	e.b = append(e.b, run...)
+	e.t.addSum(tag)
 }
 
 // finish closes the answer and returns it with its ETag.

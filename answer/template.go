@@ -24,36 +24,41 @@ import (
 type template struct {
 	plan   *engine.Plan // evaluates the flags in between for each user
 	blocks []block      // in answer order
-	text   []byte       // the blocks' toggles
+	// text holds the blocks' toggles and then the outcomes', each toggle
+	// after a comma: a run is copied whole, its comma left off when it
+	// opens the answer.
+	text   []byte
 	window engine.Window
 	// outcomes are the plan's outcomes (engine.Plan.Outcome) as encoded,
 	// by index: a flag the plan answers from its checks adds its
-	// outcome's pieces without being encoded again. quiet marks those
+	// outcome's toggle without being encoded again. quiet marks those
 	// that add nothing (left out of the answer), which the plan does not
 	// hand over.
 	outcomes []encodedOutcome
 	quiet    []bool
 }
 
-// encodedOutcome is one outcome as the answer lists it: its toggle's
-// opening and middle in the pieces, its closing, and what its code adds to
-// the tag. Without pieces for it (exact false) the result is encoded as
-// any other.
+// encodedOutcome is one outcome as the answer lists it: its toggle's run
+// in the template's text, after the blocks', and what its code adds to
+// the tag. Outcomes follow the plan's flags, so a user's answer reads the
+// text of outcomes, as that of blocks, front to back. Without pieces for
+// it (from == to) the result is encoded as any other.
 type encodedOutcome struct {
-	tag          uint64
-	open, middle span
-	impression   bool
-	exact        bool
+	tag      uint64
+	from, to int32
 }
 
 // block is a run of toggles that goes after the first before flags the
-// plan evaluates and ahead of the rest: their bytes, joined by commas, and
-// what their codes add to the answer's tag (see tagger).
+// plan evaluates and ahead of the rest: their bytes in text, each after
+// a comma, and what their codes add to the answer's tag (see tagger).
 type block struct {
 	before   int
 	from, to int // in text
 	tag      uint64
 }
+
+// run is bl's toggles and what they add to the tag.
+func (t *template) run(bl *block) ([]byte, uint64) { return t.text[bl.from:bl.to], bl.tag }
 
 // size is what t holds, for the cache's bound.
 func (t *template) size() int64 {
@@ -84,14 +89,12 @@ func (tb *templateBuilder) note(r *engine.Result, toggle []byte, code uint64) {
 		return
 	}
 	// The last block takes the toggle unless a flag was evaluated since.
-	if last := len(tb.t.blocks) - 1; last >= 0 && tb.t.blocks[last].before == len(tb.eval) {
-		tb.t.text = append(tb.t.text, ',')
-	} else {
+	if last := len(tb.t.blocks) - 1; last < 0 || tb.t.blocks[last].before != len(tb.eval) {
 		n := len(tb.t.text)
 		tb.t.blocks = append(tb.t.blocks, block{before: len(tb.eval), from: n, to: n})
 	}
 	b := &tb.t.blocks[len(tb.t.blocks)-1]
-	tb.t.text = append(tb.t.text, toggle...)
+	tb.t.text = append(append(tb.t.text, ','), toggle...)
 	b.to = len(tb.t.text)
 	b.tag += mixCode(code)
 }
@@ -103,27 +106,29 @@ func (tb *templateBuilder) template(snap *engine.Snapshot, ctx *engine.Context, 
 	if tb.failed {
 		return nil
 	}
-	// Copies of the exact size: the cache counts what a template holds.
-	t := &template{plan: snap.Plan(ctx, tb.eval), blocks: slices.Clone(tb.t.blocks), text: slices.Clone(tb.t.text), window: tb.t.window}
+	t := &tb.t
+	t.plan = snap.Plan(ctx, tb.eval)
 	t.encodeOutcomes(p, onlyEnabled)
-	return t
+	// Copies of the exact size: the cache counts what a template holds.
+	return &template{plan: t.plan, blocks: slices.Clone(t.blocks), text: slices.Clone(t.text), window: t.window, outcomes: t.outcomes, quiet: t.quiet}
 }
 
-// encodeOutcomes finds the pieces of each of the plan's outcomes, as the
-// encoder would.
+// encodeOutcomes appends the toggle of each of the plan's outcomes to the
+// text, from the pieces, as the encoder would.
 func (t *template) encodeOutcomes(p *pieces, onlyEnabled bool) {
 	t.outcomes = make([]encodedOutcome, t.plan.Outcomes())
 	t.quiet = make([]bool, len(t.outcomes))
 	for i := range t.outcomes {
 		r, possible := t.plan.Outcome(int32(i))
-		o := &t.outcomes[i]
 		switch {
 		case !possible:
 		case onlyEnabled && !r.Enabled:
 			t.quiet[i] = true
 		default:
-			if open, middle, code, ok := p.toggleSpans(&r); ok {
-				*o = encodedOutcome{tag: mixCode(code), open: open, middle: middle, impression: r.ImpressionData, exact: true}
+			from := len(t.text)
+			if b, code, ok := p.appendToggle(append(t.text, ','), &r); ok {
+				t.text = b
+				t.outcomes[i] = encodedOutcome{tag: mixCode(code), from: int32(from), to: int32(len(b))}
 			}
 		}
 	}
@@ -140,15 +145,15 @@ func (t *template) replay(enc *togglesEncoder, ctx *engine.Context) {
 	// ahead of them.
 	t.plan.EvaluateOutcomes(ctx, t.quiet, func(step int, outcome int32, r *engine.Result) {
 		for next < len(blocks) && blocks[next].before <= step {
-			enc.addBlock(t, &blocks[next])
+			enc.addRun(t.run(&blocks[next]))
 			next++
 		}
 		if outcome >= 0 {
 			// An outcome is neither volatile nor bounded in time, and its
 			// pieces are the bytes the encoder would write: it has nothing
 			// to note but them.
-			if o := &t.outcomes[outcome]; o.exact {
-				enc.addSpans(o)
+			if o := &t.outcomes[outcome]; o.from < o.to {
+				enc.addRun(t.text[o.from:o.to], o.tag)
 				return
 			}
 			v, _ := t.plan.Outcome(outcome)
@@ -157,6 +162,6 @@ func (t *template) replay(enc *togglesEncoder, ctx *engine.Context) {
 		enc.add(r)
 	})
 	for ; next < len(blocks); next++ { // the blocks after the last evaluated flag
-		enc.addBlock(t, &blocks[next])
+		enc.addRun(t.run(&blocks[next]))
 	}
 }
