@@ -36,17 +36,12 @@ type Plan struct {
 
 type planStep struct {
 	flag *flag
-	// name, index and impressionData are the flag's, kept here so that a
-	// flag answered from its checks is not read from the snapshot.
-	name           string
-	index          int32
-	impressionData bool
 	// checks are the flag's strategies that can switch it on, in order:
 	// checks[from:to]. generic says the flag is evaluated in full instead.
 	from, to int32
-	generic  bool
 	// off is the outcome when no check switches the flag on.
-	off int32
+	off     int32
+	generic bool
 }
 
 type checkKind uint8
@@ -94,7 +89,7 @@ func (s *Snapshot) Plan(base *Context, positions []int32) *Plan {
 		if !ok {
 			p.checks = p.checks[:from]
 		}
-		st := planStep{flag: f, name: f.name, index: f.index, impressionData: f.impressionData, from: from, to: int32(len(p.checks)), generic: !ok}
+		st := planStep{flag: f, from: from, to: int32(len(p.checks)), generic: !ok}
 		if ok {
 			p.addOutcomes(&st, int32(len(p.steps)))
 			for i := st.from; i < st.to; i++ {

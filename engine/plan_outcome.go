@@ -46,8 +46,8 @@ func (p *Plan) Outcomes() int { return len(p.outcomes) }
 // it (an outcome that EvaluateOutcomes never names).
 func (p *Plan) Outcome(outcome int32) (Result, bool) {
 	o := &p.outcomes[outcome]
-	st := &p.steps[o.step]
-	r := Result{Name: st.name, Index: st.index, Found: true, Enabled: o.on, ImpressionData: st.impressionData, PerUser: o.perUser,
+	f := p.steps[o.step].flag
+	r := Result{Name: f.name, Index: f.index, Found: true, Enabled: o.on, ImpressionData: f.impressionData, PerUser: o.perUser,
 		Variant: Variant{Name: DisabledVariant, FeatureEnabled: o.on}}
 	if o.variant != nil {
 		r.Variant = Variant{Name: o.variant.name, Enabled: true, Payload: o.variant.payload, FeatureEnabled: true}
