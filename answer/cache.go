@@ -17,8 +17,9 @@ import (
 const DefaultCacheBytes = 16 << 20
 
 // answerEntryOverhead is what one entry costs besides its key and body
-// (the map node, the entry and its ETag), counted against the bound.
-const answerEntryOverhead = 160
+// (the map node, the entry, its ETag and header values), counted against
+// the bound.
+const answerEntryOverhead = 208
 
 // answerCache keeps the encoded answers of GET and POST /proxy (without a
 // toggles list) per evaluation context, for one configuration: a browser
@@ -66,8 +67,11 @@ const answerSeenSlots = 4096
 
 // cachedAnswer is an answer, or a template (see template) when tmpl is set.
 type cachedAnswer struct {
-	body   []byte
-	etag   string
+	body []byte
+	etag string
+	// header holds the answer's ETag and Content-Length values, made once:
+	// net/http only reads them.
+	header answerHeader
 	tmpl   *template
 	window engine.Window
 	size   int64
@@ -121,7 +125,9 @@ func (c *answerCache) seenSlot(key string) (*atomic.Uint64, uint64) {
 // key's context was seen before and the cache has room, or when it
 // replaces an answer whose window ended.
 func (c *answerCache) put(key string, body []byte, etag string, window engine.Window) {
-	c.keep(key, int64(len(body)+len(etag)), window, false, func() *cachedAnswer { return &cachedAnswer{body: slices.Clone(body), etag: etag} })
+	c.keep(key, int64(len(body)+len(etag)), window, false, func() *cachedAnswer {
+		return &cachedAnswer{body: slices.Clone(body), etag: etag, header: newAnswerHeader(etag, len(body))}
+	})
 }
 
 // putTemplate keeps t under key as put keeps an answer; the key's context

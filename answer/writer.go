@@ -50,7 +50,7 @@ func (a *Writer) WriteCounting(w http.ResponseWriter, r *http.Request, ctx *engi
 	if len(names) == 0 && cacheable && a.cache.maxBytes > 0 {
 		key = answerKey(ctx, all)
 		if c, ok := a.cache.get(key); ok {
-			WriteTagged(w, r, c.body, c.etag, true)
+			writeAnswer(w, r, c.body, c.header, true)
 			return
 		}
 	}
@@ -112,18 +112,33 @@ func ETag(body []byte) string { return weakETag(body) }
 
 // WriteTagged is WriteJSON with the body's ETag already computed.
 func WriteTagged(w http.ResponseWriter, r *http.Request, body []byte, etag string, cacheable bool) {
+	writeAnswer(w, r, body, newAnswerHeader(etag, len(body)), cacheable)
+}
+
+// answerHeader is the values of an answer's ETag and Content-Length
+// headers; an answer kept in the cache keeps them too.
+type answerHeader struct {
+	etag, length []string
+}
+
+func newAnswerHeader(etag string, n int) answerHeader {
+	return answerHeader{etag: []string{etag}, length: []string{strconv.Itoa(n)}}
+}
+
+// writeAnswer is WriteTagged with the header values made.
+func writeAnswer(w http.ResponseWriter, r *http.Request, body []byte, ah answerHeader, cacheable bool) {
 	h := w.Header()
-	h["Etag"] = []string{etag}
+	h["Etag"] = ah.etag
 	if cacheable {
 		h["Cache-Control"] = hdrCacheControl
 	}
 	h["Vary"] = append(h["Vary"], "Accept-Encoding")
-	if (r.Method == http.MethodGet || r.Method == http.MethodHead) && ETagMatches(r.Header["If-None-Match"], etag) {
+	if (r.Method == http.MethodGet || r.Method == http.MethodHead) && ETagMatches(r.Header["If-None-Match"], ah.etag[0]) {
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}
 	h["Content-Type"] = hdrJSON
-	h["Content-Length"] = []string{strconv.Itoa(len(body))}
+	h["Content-Length"] = ah.length
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(body)
 }
