@@ -68,7 +68,6 @@ const answerSeenSlots = 4096
 // cachedAnswer is an answer, or a template (see template) when tmpl is set.
 type cachedAnswer struct {
 	body []byte
-	etag string
 	// header holds the answer's ETag and Content-Length values, made once:
 	// net/http only reads them.
 	header answerHeader
@@ -126,7 +125,7 @@ func (c *answerCache) seenSlot(key string) (*atomic.Uint64, uint64) {
 // replaces an answer whose window ended.
 func (c *answerCache) put(key string, body []byte, etag string, window engine.Window) {
 	c.keep(key, int64(len(body)+len(etag)), window, false, func() *cachedAnswer {
-		return &cachedAnswer{body: slices.Clone(body), etag: etag, header: newAnswerHeader(etag, len(body))}
+		return &cachedAnswer{body: slices.Clone(body), header: newAnswerHeader(etag, len(body))}
 	})
 }
 

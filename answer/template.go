@@ -150,7 +150,7 @@ func (t *template) replay(enc *togglesEncoder, ctx *engine.Context) {
 		}
 		if outcome >= 0 {
 			// An outcome is neither volatile nor bounded in time, and its
-			// pieces are the bytes the encoder would write: it has nothing
+			// toggle is the bytes the encoder would write: it has nothing
 			// to note but them.
 			if o := &t.outcomes[outcome]; o.from < o.to {
 				enc.addRun(t.text[o.from:o.to], o.tag)
