@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 )
@@ -141,12 +142,14 @@ func usersFlow(t *testing.T, s *uiSuite) {
 
 // groupsFlow makes a group with a member on the groups page; the group's
 // project Member role lets her create flags there and nowhere else, until
-// the group is deleted.
+// the group is deleted. The list comes a second late, and "New group" is
+// clicked before it: the button works from the moment it shows.
 func groupsFlow(t *testing.T, s *uiSuite) {
 	adminCall(t, s.url, "POST", "/api/admin/user-admin", obj{"username": "gina", "name": "Gina Grouped", "password": "Gina-Pass-1234", "rootRole": "Viewer"})
 	adminCall(t, s.url, "POST", "/api/admin/projects", obj{"id": "gproj", "name": "Group project"})
 	f := s.newFlow(t)
 	f.login("admin", s.password)
+	f.slowRequests("/api/admin/groups", time.Second)
 	f.visit("/admin/groups", "Groups")
 	f.run("creating a group",
 		clickButton("New group"),
@@ -156,6 +159,7 @@ func groupsFlow(t *testing.T, s *uiSuite) {
 		evalJS(`[...document.querySelectorAll('dialog label.check')].find(l => l.textContent.includes('Gina Grouped')).querySelector('input').click()`),
 		click(`dialog button[type=submit]`), chromedp.WaitNotPresent(chromedp.CSS("dialog")),
 		waitText(`tr[data-group="release-team"] td`, "Gina Grouped"))
+	f.slowRequests("/api/admin/groups", 0)
 	f.screenshot("groups")
 	var groups struct {
 		Groups []struct {

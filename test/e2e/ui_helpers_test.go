@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/network"
 	cdpruntime "github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
@@ -341,6 +342,32 @@ func (f *flow) setCookie(name, value string) {
 	f.t.Helper()
 	f.run("setting cookie "+name, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
 		_, err := chromedp.Call(ctx, network.SetCookie, network.SetCookieParams{Name: name, Value: value, URL: f.s.url, HTTPOnly: new(true)})
+		return err
+	}))
+}
+
+// slowRequests delays the answers to requests of this flow's tab whose URL
+// matches the URL pattern (relative to the server) by latency; a zero
+// latency ends the delay. A page must then work while its data is on the
+// way, as it does on a slow network.
+func (f *flow) slowRequests(pattern string, latency time.Duration) {
+	f.t.Helper()
+	f.run("delaying "+pattern, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		if _, err := chromedp.Call(ctx, network.Enable, network.EnableParams{}); err != nil {
+			return err
+		}
+		rules := []*network.Conditions{}
+		if latency > 0 {
+			rules = append(rules, &network.Conditions{URLPattern: f.s.url + pattern, Latency: float64(latency.Milliseconds()), DownloadThroughput: -1, UploadThroughput: -1})
+		}
+		// The browser's protocol wants "offline" beside the rules, which
+		// the binding's parameters lack.
+		type params struct {
+			Offline bool                  `json:"offline"`
+			Rules   []*network.Conditions `json:"matchedNetworkConditions"`
+		}
+		cmd := cdp.Command[params, network.EmulateNetworkConditionsByRuleResult]{Method: network.CommandEmulateNetworkConditionsByRule}
+		_, err := chromedp.Call(ctx, cmd, params{Rules: rules})
 		return err
 	}))
 }

@@ -9,10 +9,11 @@ const roleNames = { 1: 'Admin', 2: 'Editor', 3: 'Viewer' };
 export async function render(main) {
   const alert = alertBox();
   const body = h('div');
+  let people = []; // who can be a member, as of the last load
   const load = async () => {
     const [data, users] = await Promise.all([api('GET', '/api/admin/groups'), api('GET', '/api/admin/user-admin')]);
     const groups = data.groups || [];
-    const people = users.users || [];
+    people = users.users || [];
     mount(body, groups.length ? h('table', { class: 'list' },
       h('caption', { class: 'sr-only' }, 'Groups'),
       h('thead', null, h('tr', null,
@@ -36,14 +37,23 @@ export async function render(main) {
               setAlert(alert, err.message);
             }
           } }, 'Delete')))))) : h('p', { class: 'muted' }, 'No groups yet.'));
-    newButton.onclick = async () => { if (await groupForm(null, people)) await load(); };
   };
-  const newButton = h('button', { type: 'button', class: 'primary' }, 'New group');
+  const loaded = load();
+  // The button works as soon as it shows: a click before the list came
+  // waits for it (and for who can be a member).
+  const newButton = h('button', { type: 'button', class: 'primary', onclick: async () => {
+    try {
+      await loaded;
+    } catch {
+      return; // the page says why it has no list
+    }
+    if (await groupForm(null, people)) await load();
+  } }, 'New group');
   mount(main,
     h('div', { class: 'page-head' }, h('h1', null, 'Groups'), newButton),
     h('p', { class: 'lead' }, 'A group gives its members a root role and, through project access, project roles. Members can also join through the groups their SAML identity provider names.'),
     alert, body);
-  await load();
+  await loaded;
 }
 
 // groupForm creates a group (g null) or edits g; it resolves true when
