@@ -90,10 +90,13 @@ func profileFlow(t *testing.T, s *uiSuite) {
 }
 
 // usersFlow creates a Viewer on the users page, signs in as them and sees
-// only what a Viewer may do, then changes their role and deletes them.
+// only what a Viewer may do, then changes their role and deletes them. The
+// list (with the roles the form offers) comes a second late, and "New
+// user" is clicked before it.
 func usersFlow(t *testing.T, s *uiSuite) {
 	f := s.newFlow(t)
 	f.login("admin", s.password)
+	f.slowRequests("/api/admin/user-admin", time.Second)
 	f.visit("/admin/users", "Users")
 	f.run("creating a Viewer",
 		clickButton("New user"),
@@ -108,6 +111,7 @@ func usersFlow(t *testing.T, s *uiSuite) {
 		typeInto(`dialog input[name=password]`, "Vicky-Pass-1234"),
 		click(`dialog button[type=submit]`), chromedp.WaitNotPresent(chromedp.CSS("dialog")),
 		waitText(`tr[data-user="vicky"] td`, "Viewer"))
+	f.slowRequests("/api/admin/user-admin", 0)
 	f.screenshot("users")
 
 	v := s.newFlow(t)

@@ -41,12 +41,20 @@ export async function render(main) {
             } }, 'Delete')));
       }))));
   };
+  const loaded = load();
   mount(main,
     h('div', { class: 'page-head' }, h('h1', null, 'Users'),
-      h('button', { type: 'button', class: 'primary', onclick: async () => { if (await userForm(null, roles)) await load(); } }, 'New user')),
+      h('button', { type: 'button', class: 'primary', onclick: async () => {
+        try {
+          await loaded; // the roles the form offers come with the list
+        } catch {
+          return; // the page says why it has no list
+        }
+        if (await userForm(null, roles)) await load();
+      } }, 'New user')),
     h('p', { class: 'lead' }, 'A root role says what a user may do everywhere: Admins everything, Editors create and change flags, Viewers only read. Project roles add rights in one project.'),
     alert, body);
-  await load();
+  await loaded;
 }
 
 // userForm creates a user (u null) or edits u; it resolves true when saved.
