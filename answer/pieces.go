@@ -238,18 +238,12 @@ func (p *pieces) appendToggle(b []byte, r *engine.Result) (_ []byte, code uint64
 	if !ok {
 		return b, 0, false
 	}
-	return p.appendSpans(b, open, middle, r.ImpressionData), code, true
-}
-
-// appendSpans appends the toggle of an opening, a middle and the closing
-// of impressionData.
-func (p *pieces) appendSpans(b []byte, open, middle span, impression bool) []byte {
 	b = append(b, p.spanText(open)...)
 	b = append(b, p.spanText(middle)...)
-	if impression {
-		return append(b, closeImpression...)
+	if r.ImpressionData {
+		return append(b, closeImpression...), code, true
 	}
-	return append(b, closeNoImpression...)
+	return append(b, closeNoImpression...), code, true
 }
 
 // toggleSpans finds r's toggle in the pieces: the spans of its opening and

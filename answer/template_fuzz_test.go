@@ -13,7 +13,7 @@ import (
 
 // FuzzTemplateAnswers: for any payload and shared context, the answers of
 // several users written from a template (the flags shared by users kept
-// encoded, the rest decided from a plan's outcomes and their pieces) have
+// encoded, the rest decided from a plan's outcomes and their toggles) have
 // the bytes and ETag of answers evaluated whole. A payload that is not
 // JSON (most mutations of one) stands for a generated one of n flags.
 func FuzzTemplateAnswers(f *testing.F) {
