@@ -211,9 +211,33 @@ func (e *togglesEncoder) add(r *engine.Result) {
 	e.b = appendToggle(e.b, r)
 }
 
+// addApart is add for a toggle that is copied into the answer later: it
+// appends the toggle, after a comma, to apart instead, and returns that
+// and the toggle's run in it (empty when the toggle is left out).
+func (e *togglesEncoder) addApart(apart []byte, r *engine.Result) ([]byte, textRun) {
+	e.volatile = e.volatile || r.Volatile
+	e.window = e.window.Intersect(r.Window)
+	if e.onlyEnabled && !r.Enabled {
+		return apart, textRun{}
+	}
+	from := int32(len(apart))
+	apart = append(apart, ',')
+	if e.exact {
+		if b, code, ok := e.p.appendToggle(apart, r); ok {
+			return b, textRun{tag: mixCode(code), from: from, to: int32(len(b))}
+		}
+		e.exact = false
+	}
+	apart = appendToggle(apart, r)
+	return apart, textRun{from: from, to: int32(len(apart))}
+}
+
 // addRun adds a run of a template's toggles, each after a comma, whose
 // codes' mixed values sum to tag.
 func (e *togglesEncoder) addRun(run []byte, tag uint64) {
+	if len(run) == 0 {
+		return
+	}
 	if e.first {
 		run, e.first = run[1:], false
 	}

@@ -2,6 +2,7 @@ package answer
 
 import (
 	"slices"
+	"sync"
 	"unsafe"
 
 	"github.com/signalbox/signalbox/engine"
@@ -22,9 +23,12 @@ import (
 // them hold (their windows), like an answer. The answer built from it has
 // the same bytes and ETag as one evaluated whole (TestTemplateAnswers).
 type template struct {
-	plan   *engine.Plan // evaluates the flags in between for each user
-	blocks []block      // in answer order
-	// text holds the blocks' toggles and then the outcomes', each toggle
+	plan *engine.Plan // evaluates the flags in between for each user
+	// before is, for each of the plan's flags, the run of toggles that
+	// goes ahead of it, and last the one after the last (runs may be
+	// empty).
+	before []textRun
+	// text holds the runs' toggles and then the outcomes', each toggle
 	// after a comma: a run is copied whole, its comma left off when it
 	// opens the answer.
 	text   []byte
@@ -32,45 +36,48 @@ type template struct {
 	// outcomes are the plan's outcomes (engine.Plan.Outcome) as encoded,
 	// by index: a flag the plan answers from its checks adds its
 	// outcome's toggle without being encoded again. quiet marks those
-	// that add nothing (left out of the answer), which the plan does not
-	// hand over.
-	outcomes []encodedOutcome
+	// that add nothing (left out of the answer, with an empty run), which
+	// the plan does not hand over.
+	outcomes []textRun
 	quiet    []bool
+	// decided says that every outcome the plan can name has its run, so
+	// that an answer can be the runs of the outcomes the plan decides
+	// between the blocks' (see assemble).
+	decided bool
 }
 
-// encodedOutcome is one outcome as the answer lists it: its toggle's run
-// in the template's text, after the blocks', and what its code adds to
-// the tag. Outcomes follow the plan's flags, so a user's answer reads the
-// text of outcomes, as that of blocks, front to back. Without pieces for
-// it (from == to) the result is encoded as any other.
-type encodedOutcome struct {
+// textRun is a run of toggles in a template's text, each after a comma,
+// and what their codes add to the answer's tag (see tagger). Outcomes
+// follow the plan's flags, so a user's answer reads the text, the runs'
+// and the outcomes', front to back. An outcome without pieces (from == to,
+// not quiet) is encoded as any other result.
+type textRun struct {
 	tag      uint64
 	from, to int32
 }
 
-// block is a run of toggles that goes after the first before flags the
-// plan evaluates and ahead of the rest: their bytes in text, each after
-// a comma, and what their codes add to the answer's tag (see tagger).
-type block struct {
-	before   int
-	from, to int // in text
-	tag      uint64
-}
-
-// run is bl's toggles and what they add to the tag.
-func (t *template) run(bl *block) ([]byte, uint64) { return t.text[bl.from:bl.to], bl.tag }
+// run is r's toggles and what they add to the tag.
+func (t *template) run(r *textRun) ([]byte, uint64) { return t.text[r.from:r.to], r.tag }
 
 // size is what t holds, for the cache's bound.
 func (t *template) size() int64 {
-	return int64(len(t.text)+int(unsafe.Sizeof(block{}))*len(t.blocks)+(int(unsafe.Sizeof(encodedOutcome{}))+1)*len(t.outcomes)) +
+	return int64(len(t.text)+int(unsafe.Sizeof(textRun{}))*len(t.before)+(int(unsafe.Sizeof(textRun{}))+1)*len(t.outcomes)) +
 		t.plan.Size()
 }
 
 // templateBuilder records a template while a whole answer is encoded.
 type templateBuilder struct {
 	t      template
+	blocks []block
 	eval   []int32 // flags evaluated per request, ascending
 	failed bool
+}
+
+// block is a run that goes after the first before flags the plan
+// evaluates and ahead of the rest.
+type block struct {
+	before int
+	run    textRun
 }
 
 // note records r, whose toggle the encoder wrote as toggle (nil when it
@@ -89,14 +96,14 @@ func (tb *templateBuilder) note(r *engine.Result, toggle []byte, code uint64) {
 		return
 	}
 	// The last block takes the toggle unless a flag was evaluated since.
-	if last := len(tb.t.blocks) - 1; last < 0 || tb.t.blocks[last].before != len(tb.eval) {
-		n := len(tb.t.text)
-		tb.t.blocks = append(tb.t.blocks, block{before: len(tb.eval), from: n, to: n})
+	if last := len(tb.blocks) - 1; last < 0 || tb.blocks[last].before != len(tb.eval) {
+		n := int32(len(tb.t.text))
+		tb.blocks = append(tb.blocks, block{before: len(tb.eval), run: textRun{from: n, to: n}})
 	}
-	b := &tb.t.blocks[len(tb.t.blocks)-1]
+	b := &tb.blocks[len(tb.blocks)-1]
 	tb.t.text = append(append(tb.t.text, ','), toggle...)
-	b.to = len(tb.t.text)
-	b.tag += mixCode(code)
+	b.run.to = int32(len(tb.t.text))
+	b.run.tag += mixCode(code)
 }
 
 // template returns the recorded template, nil when it cannot be used. snap
@@ -106,18 +113,27 @@ func (tb *templateBuilder) template(snap *engine.Snapshot, ctx *engine.Context, 
 	if tb.failed {
 		return nil
 	}
+	if len(tb.blocks) == 0 {
+		return nil // nothing shared: a template would save nothing
+	}
 	t := &tb.t
 	t.plan = snap.Plan(ctx, tb.eval)
+	t.before = make([]textRun, len(tb.eval)+1)
+	for _, b := range tb.blocks {
+		t.before[b.before] = b.run
+	}
 	t.encodeOutcomes(p, onlyEnabled)
 	// Copies of the exact size: the cache counts what a template holds.
-	return &template{plan: t.plan, blocks: slices.Clone(t.blocks), text: slices.Clone(t.text), window: t.window, outcomes: t.outcomes, quiet: t.quiet}
+	return &template{plan: t.plan, before: t.before, text: slices.Clone(t.text), window: t.window,
+		outcomes: t.outcomes, quiet: t.quiet, decided: t.decided}
 }
 
 // encodeOutcomes appends the toggle of each of the plan's outcomes to the
 // text, from the pieces, as the encoder would.
 func (t *template) encodeOutcomes(p *pieces, onlyEnabled bool) {
-	t.outcomes = make([]encodedOutcome, t.plan.Outcomes())
+	t.outcomes = make([]textRun, t.plan.Outcomes())
 	t.quiet = make([]bool, len(t.outcomes))
+	t.decided = true
 	for i := range t.outcomes {
 		r, possible := t.plan.Outcome(int32(i))
 		switch {
@@ -128,7 +144,9 @@ func (t *template) encodeOutcomes(p *pieces, onlyEnabled bool) {
 			from := len(t.text)
 			if b, code, ok := p.appendToggle(append(t.text, ','), &r); ok {
 				t.text = b
-				t.outcomes[i] = encodedOutcome{tag: mixCode(code), from: int32(from), to: int32(len(b))}
+				t.outcomes[i] = textRun{tag: mixCode(code), from: int32(from), to: int32(len(b))}
+			} else {
+				t.decided = false // the general encoder writes it
 			}
 		}
 	}
@@ -140,20 +158,20 @@ func (t *template) encodeOutcomes(p *pieces, onlyEnabled bool) {
 // whole.)
 func (t *template) replay(enc *togglesEncoder, ctx *engine.Context) {
 	enc.window = enc.window.Intersect(t.window)
-	blocks, next := t.blocks, 0
-	// Step s's toggle goes after the blocks with at most s evaluated flags
-	// ahead of them.
+	if t.decided && enc.first && t.assemble(enc, ctx) {
+		return
+	}
+	next := 0 // the first run not yet added
 	t.plan.EvaluateOutcomes(ctx, t.quiet, func(step int, outcome int32, r *engine.Result) {
-		for next < len(blocks) && blocks[next].before <= step {
-			enc.addRun(t.run(&blocks[next]))
-			next++
+		for ; next <= step; next++ {
+			enc.addRun(t.run(&t.before[next]))
 		}
 		if outcome >= 0 {
 			// An outcome is neither volatile nor bounded in time, and its
 			// toggle is the bytes the encoder would write: it has nothing
 			// to note but them.
 			if o := &t.outcomes[outcome]; o.from < o.to {
-				enc.addRun(t.text[o.from:o.to], o.tag)
+				enc.addRun(t.run(o))
 				return
 			}
 			v, _ := t.plan.Outcome(outcome)
@@ -161,7 +179,80 @@ func (t *template) replay(enc *togglesEncoder, ctx *engine.Context) {
 		}
 		enc.add(r)
 	})
-	for ; next < len(blocks); next++ { // the blocks after the last evaluated flag
-		enc.addRun(t.run(&blocks[next]))
+	for ; next < len(t.before); next++ { // the runs after the last flag named
+		enc.addRun(t.run(&t.before[next]))
 	}
 }
+
+// assemble writes the answer into enc, which holds nothing yet but its
+// opening, from the outcomes the plan decides (engine.Plan.Decide): the
+// runs of the template and of those outcomes, two copies per flag and not
+// one branch that depends on the user, whose flags are on for one and off
+// for the next. The flags evaluated in full are encoded first, apart, and
+// copied in their places. It reports false, having written nothing, when
+// the plan cannot decide for ctx.
+func (t *template) assemble(enc *togglesEncoder, ctx *engine.Context) bool {
+	sc := scratchPool.Get().(*assembleScratch)
+	defer scratchPool.Put(sc)
+	steps := len(t.before) - 1
+	if cap(sc.out) < steps {
+		sc.out = make([]int32, steps)
+	}
+	out := sc.out[:steps]
+	if !t.plan.Decide(ctx, out) {
+		return false
+	}
+	apart, runs := sc.apart[:0], sc.runs[:0]
+	t.plan.EvaluateFull(ctx, func(_ int, r *engine.Result) {
+		var run textRun
+		apart, run = enc.addApart(apart, r)
+		runs = append(runs, run)
+	})
+	sc.apart, sc.runs = apart, runs
+
+	b := enc.b
+	// The first toggle's comma takes the place of the answer's "[", put
+	// back once they are written.
+	open := len(b) - 1
+	b = b[:open]
+	var tag uint64
+	full := 0
+	for k, o := range out {
+		bl := &t.before[k]
+		b = append(b, t.text[bl.from:bl.to]...)
+		tag += bl.tag
+		if o >= 0 {
+			oc := &t.outcomes[o]
+			b = append(b, t.text[oc.from:oc.to]...)
+			tag += oc.tag
+			continue
+		}
+		r := &runs[full]
+		full++
+		b = append(b, apart[r.from:r.to]...)
+		tag += r.tag
+	}
+	last := &t.before[steps]
+	b = append(b, t.text[last.from:last.to]...)
+	tag += last.tag
+	if len(b) == open {
+		b = append(b, '[')
+	} else {
+		b[open] = '['
+		enc.first = false
+	}
+	enc.b = b
+	enc.t.addSum(tag)
+	return true
+}
+
+// assembleScratch is what assemble borrows for one answer: the plan's
+// decisions, and the flags evaluated in full encoded apart.
+type assembleScratch struct {
+	out   []int32
+	apart []byte
+	runs  []textRun
+}
+
+// scratchPool holds the scratch of answers being assembled.
+var scratchPool = sync.Pool{New: func() any { return new(assembleScratch) }}

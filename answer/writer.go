@@ -182,7 +182,7 @@ func (a *Writer) encodeWhole(enc *togglesEncoder, ctx *engine.Context, key strin
 	a.snap.EvaluateEach(ctx, enc.add)
 	t := enc.rec.template(a.snap, ctx, a.pieces, !all)
 	enc.rec = nil
-	if t != nil && len(t.blocks) > 0 {
+	if t != nil {
 		a.cache.putTemplate(tkey, t)
 	}
 }

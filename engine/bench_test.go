@@ -137,7 +137,8 @@ func BenchmarkPlan(b *testing.B) {
 		for i := range ids {
 			ids[i] = fmt.Sprint("user-", i)
 		}
-		for _, way := range []string{"EvaluateSome", "Plan", "Outcomes"} {
+		out := make([]int32, plan.Steps())
+		for _, way := range []string{"EvaluateSome", "Plan", "Outcomes", "Decide"} {
 			b.Run(fmt.Sprintf("%d/%s", n, way), func(b *testing.B) {
 				b.ReportAllocs()
 				ctx, on, i := base, 0, 0
@@ -164,6 +165,16 @@ func BenchmarkPlan(b *testing.B) {
 						plan.Evaluate(&ctx, count)
 					case "Outcomes":
 						plan.EvaluateOutcomes(&ctx, nil, countNamed)
+					case "Decide":
+						if !plan.Decide(&ctx, out) {
+							b.Fatal("not decided")
+						}
+						plan.EvaluateFull(&ctx, func(_ int, r *engine.Result) { count(r) })
+						for _, o := range out {
+							if o >= 0 && enabled[o] {
+								on++
+							}
+						}
 					default:
 						snap.EvaluateSome(&ctx, positions, count)
 					}

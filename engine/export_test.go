@@ -18,3 +18,6 @@ const MaxUserIndex = maxUserIndex
 
 // PlanIndexesUsers reports whether p looks users up in its index.
 func PlanIndexesUsers(p *Plan) bool { return p.users != nil }
+
+// FastMod is fastMod with the multiplier made for d.
+func FastMod(x, d uint32) uint32 { return fastMod(x, d, modMagic(d)) }

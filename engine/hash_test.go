@@ -71,3 +71,28 @@ func TestHashPrefixMatchesMurmur3(t *testing.T) {
 		}
 	}
 }
+
+// TestSumKeyMatchesSum checks the hash of a cut identifier against the
+// resumable hash for every prefix alignment and identifier length the key
+// takes, and that it refuses the others.
+func TestSumKeyMatchesSum(t *testing.T) {
+	const text = "Feature.flexibleRollout.ø-123456789:abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	for _, seed := range []uint32{rolloutSeed, variantSeed} {
+		for g := 0; g <= 9; g++ {
+			for n := 0; n <= 4+4*maxKeyBlocks+1; n++ {
+				group, id := text[:g], text[10:10+n]
+				var k idKey
+				if !newIDKey(id, &k) {
+					if n <= 4+4*maxKeyBlocks {
+						t.Fatalf("a key of %d bytes was refused", n)
+					}
+					continue
+				}
+				p := newHashPrefix(group, seed)
+				if got, want := p.sumKey(&k), p.sum(id); got != want {
+					t.Fatalf("seed %d, %q:%q: %d, want %d", seed, group, id, got, want)
+				}
+			}
+		}
+	}
+}

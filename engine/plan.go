@@ -32,6 +32,8 @@ type Plan struct {
 	users    userIndex // nil: each userWithId check reads its own list
 	picks    []planPick
 	weights  []uint32 // the picks' variants' weights
+	// full is the steps evaluated in full, ascending (see EvaluateFull).
+	full []int32
 }
 
 type planStep struct {
@@ -99,6 +101,11 @@ func (s *Snapshot) Plan(base *Context, positions []int32) *Plan {
 		p.steps = append(p.steps, st)
 	}
 	p.users = p.indexUsers()
+	for k := range p.steps {
+		if p.steps[k].generic {
+			p.full = append(p.full, int32(k))
+		}
+	}
 	// Copies of the exact size: a plan is kept with its template, whose
 	// cache counts what it holds, and appending left up to half unused.
 	p.checks, p.outcomes = slices.Clone(p.checks), slices.Clone(p.outcomes)
@@ -110,7 +117,7 @@ func (s *Snapshot) Plan(base *Context, positions []int32) *Plan {
 func (p *Plan) Size() int64 {
 	return int64(unsafe.Sizeof(*p)) + int64(cap(p.steps))*int64(unsafe.Sizeof(planStep{})) +
 		int64(cap(p.checks))*int64(unsafe.Sizeof(planCheck{})) + int64(cap(p.outcomes))*int64(unsafe.Sizeof(planOutcome{})) + p.users.size() +
-		int64(cap(p.picks))*int64(unsafe.Sizeof(planPick{})) + 4*int64(cap(p.weights))
+		int64(cap(p.picks))*int64(unsafe.Sizeof(planPick{})) + 4*int64(cap(p.weights)) + 4*int64(cap(p.full))
 }
 
 // addChecks appends the checks f is left with for base's users, and

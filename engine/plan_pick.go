@@ -7,7 +7,8 @@ package engine
 type planPick struct {
 	hash     hashPrefix
 	total    uint32
-	from, to int32 // the variants' weights in the plan's weights
+	magic    uint64 // modMagic(total)
+	from, to int32  // the variants' weights in the plan's weights
 	// pinned is the set when a variant has overrides, which come first.
 	pinned *variantSet
 }
@@ -17,7 +18,7 @@ func (p *Plan) addPick(vs *variantSet) int32 {
 	if vs == nil {
 		return -1
 	}
-	k := planPick{hash: vs.hash, total: vs.total, from: int32(len(p.weights))}
+	k := planPick{hash: vs.hash, total: vs.total, magic: modMagic(vs.total), from: int32(len(p.weights))}
 	for i := range vs.variants {
 		p.weights = append(p.weights, vs.variants[i].weight)
 	}

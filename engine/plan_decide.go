@@ -1,0 +1,131 @@
+package engine
+
+import "math/bits"
+
+// Steps is how many flags the plan evaluates, in the order of its
+// positions.
+func (p *Plan) Steps() int { return len(p.steps) }
+
+// Decide writes the outcome of each of the plan's flags for ctx into out
+// (one per step), as EvaluateOutcomes names them, -1 for a flag evaluated
+// in full (see EvaluateFull), and reports true; or false when it cannot (a
+// ctx without a userId, or one too long for a key), and out is then to be
+// ignored.
+//
+// It gives what EvaluateOutcomes gives with fewer branches that go one way
+// for one user and the other for the next: every check of a flag is read
+// and the first that is on is chosen without a branch, each hash runs a
+// fixed number of rounds (sumKey), and a variant is picked by counting.
+// For a new user those branches, mispredicted about every other flag, cost
+// more than the arithmetic this does in their stead (BenchmarkPlan).
+func (p *Plan) Decide(ctx *Context, out []int32) bool {
+	if ctx.UserID == "" || len(out) != len(p.steps) {
+		return false
+	}
+	var key idKey
+	if !newIDKey(ctx.UserID, &key) {
+		return false
+	}
+	var hits *userHits
+	if p.users != nil {
+		hits = &userHits{checks: p.users[ctx.UserID]}
+	}
+	for k := range p.steps {
+		st := &p.steps[k]
+		o := st.off
+		if st.generic {
+			o = -1
+		}
+		// From the last check to the first, so that the first on wins.
+		for i := st.to - 1; i >= st.from; i-- {
+			c := &p.checks[i]
+			on := false
+			switch c.kind {
+			case checkAlways:
+				on = true
+			case checkUserIn:
+				if hits != nil {
+					on = hits.has(i)
+				} else {
+					on = c.ids.has(ctx.UserID)
+				}
+			case checkRolloutDefault, checkRolloutUserID:
+				on = c.live && c.hash.sumKey(&key)%100 < c.upTo
+			case checkRolloutSession:
+				on = c.live && ctx.SessionID != "" && c.hash.bucket(ctx.SessionID, 100) <= c.upTo
+			}
+			v := c.on
+			if c.pick >= 0 {
+				v += 1 + p.pickKey(&p.picks[c.pick], ctx, &key)
+			}
+			if on {
+				o = v
+			}
+		}
+		out[k] = o
+	}
+	return true
+}
+
+// EvaluateFull evaluates, in order, the flags that Decide leaves at -1,
+// and yields each one's step and result, as EvaluateOutcomes does.
+func (p *Plan) EvaluateFull(ctx *Context, yield func(step int, r *Result)) {
+	if len(p.full) == 0 {
+		return
+	}
+	s := p.snap
+	var stack [stackSlots]slotValue
+	e, borrowed := s.newRun(&stack)
+	rs := s.borrowResults()
+	e.all = rs // as EvaluateSome: for the remembered verdicts
+	r := rs.current
+	for _, k := range p.full {
+		s.resultInto(r, p.steps[k].flag, ctx, &e)
+		yield(int(k), r)
+	}
+	releaseSlots(borrowed)
+	rs.release()
+}
+
+// pickKey is pickFor for a ctx with a userId, cut into key: the index of
+// the variant, -1 for none.
+func (p *Plan) pickKey(k *planPick, ctx *Context, key *idKey) int32 {
+	if k.pinned != nil {
+		v, _ := p.pickFor(k, ctx) // ok: ctx has a userId
+		return v
+	}
+	if k.total == 0 {
+		return -1
+	}
+	target := fastMod(k.hash.sumKey(key), k.total, k.magic) + 1
+	// The variant is the first whose running sum reaches the target: as
+	// the sums never fall, it is the number of sums short of it (a
+	// variant of weight 0 has the sum before it, short or not as that).
+	var sum uint32
+	n := int32(0)
+	for _, w := range p.weights[k.from:k.to] {
+		sum += w
+		if sum < target {
+			n++
+		}
+	}
+	return n
+}
+
+// modMagic is the multiplier fastMod divides by d with.
+func modMagic(d uint32) uint64 {
+	if d == 0 {
+		return 0
+	}
+	return ^uint64(0)/uint64(d) + 1
+}
+
+// fastMod is x % d by multiplying with magic = modMagic(d) (Lemire,
+// Kaser and Kurz, "Faster remainder by direct computation"): a pick's
+// modulus is its variants' total weight, known only at run time, and a
+// division takes several times as long.
+func fastMod(x, d uint32, magic uint64) uint32 {
+	low := magic * uint64(x)
+	hi, _ := bits.Mul64(low, uint64(d))
+	return uint32(hi)
+}
