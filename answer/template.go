@@ -36,9 +36,9 @@ type template struct {
 	// outcomes are the plan's outcomes (engine.Plan.Outcome) as encoded,
 	// by index: a flag the plan answers from its checks adds its
 	// outcome's toggle without being encoded again. quiet marks those
-	// that add nothing (left out of the answer, with an empty run), which
-	// the plan does not hand over.
-	outcomes []textRun
+	// that add nothing (left out of the answer, with an empty toggle),
+	// which the plan does not hand over.
+	outcomes []outcomeRun
 	quiet    []bool
 	// decided says that every outcome the plan can name has its run, so
 	// that an answer can be the runs of the outcomes the plan decides
@@ -58,6 +58,20 @@ type textRun struct {
 
 // run is r's toggles and what they add to the tag.
 func (t *template) run(r *textRun) ([]byte, uint64) { return t.text[r.from:r.to], r.tag }
+
+// outcomeRun is an outcome's toggle in the template's text (from:mid),
+// followed there by a copy of the run that goes after its flag (mid:to),
+// so that an answer assembled from decided outcomes copies one run per
+// flag (see assemble). The toggle of an outcome left out is empty, and the
+// run after its flag is the one in the blocks' text.
+type outcomeRun struct {
+	tag           uint64 // the toggle's
+	joinedTag     uint64 // the toggle's and the run's after it
+	from, mid, to int32
+}
+
+// toggle is o's toggle and what it adds to the tag.
+func (t *template) toggle(o *outcomeRun) ([]byte, uint64) { return t.text[o.from:o.mid], o.tag }
 
 // size is what t holds, for the cache's bound.
 func (t *template) size() int64 {
@@ -131,23 +145,28 @@ func (tb *templateBuilder) template(snap *engine.Snapshot, ctx *engine.Context, 
 // encodeOutcomes appends the toggle of each of the plan's outcomes to the
 // text, from the pieces, as the encoder would.
 func (t *template) encodeOutcomes(p *pieces, onlyEnabled bool) {
-	t.outcomes = make([]textRun, t.plan.Outcomes())
+	t.outcomes = make([]outcomeRun, t.plan.Outcomes())
 	t.quiet = make([]bool, len(t.outcomes))
 	t.decided = true
 	for i := range t.outcomes {
 		r, possible := t.plan.Outcome(int32(i))
+		after := t.before[t.plan.OutcomeStep(int32(i))+1]
 		switch {
 		case !possible:
 		case onlyEnabled && !r.Enabled:
 			t.quiet[i] = true
+			t.outcomes[i] = outcomeRun{joinedTag: after.tag, from: after.from, mid: after.from, to: after.to}
 		default:
 			from := len(t.text)
-			if b, code, ok := p.appendToggle(append(t.text, ','), &r); ok {
-				t.text = b
-				t.outcomes[i] = textRun{tag: mixCode(code), from: int32(from), to: int32(len(b))}
-			} else {
+			b, code, ok := p.appendToggle(append(t.text, ','), &r)
+			if !ok {
 				t.decided = false // the general encoder writes it
+				continue
 			}
+			mid := len(b)
+			t.text = append(b, t.text[after.from:after.to]...)
+			t.outcomes[i] = outcomeRun{tag: mixCode(code), joinedTag: mixCode(code) + after.tag,
+				from: int32(from), mid: int32(mid), to: int32(len(t.text))}
 		}
 	}
 }
@@ -170,8 +189,8 @@ func (t *template) replay(enc *togglesEncoder, ctx *engine.Context) {
 			// An outcome is neither volatile nor bounded in time, and its
 			// toggle is the bytes the encoder would write: it has nothing
 			// to note but them.
-			if o := &t.outcomes[outcome]; o.from < o.to {
-				enc.addRun(t.run(o))
+			if o := &t.outcomes[outcome]; o.from < o.mid {
+				enc.addRun(t.toggle(o))
 				return
 			}
 			v, _ := t.plan.Outcome(outcome)
@@ -186,8 +205,8 @@ func (t *template) replay(enc *togglesEncoder, ctx *engine.Context) {
 
 // assemble writes the answer into enc, which holds nothing yet but its
 // opening, from the outcomes the plan decides (engine.Plan.Decide): the
-// runs of the template and of those outcomes, two copies per flag and not
-// one branch that depends on the user, whose flags are on for one and off
+// runs of those outcomes, each followed by the run after its flag: one
+// copy per flag and not one branch that depends on the user, whose flags are on for one and off
 // for the next. The flags evaluated in full are encoded first, apart, and
 // copied in their places. It reports false, having written nothing, when
 // the plan cannot decide for ctx.
@@ -215,26 +234,23 @@ func (t *template) assemble(enc *togglesEncoder, ctx *engine.Context) bool {
 	// back once they are written.
 	open := len(b) - 1
 	b = b[:open]
-	var tag uint64
+	lead := &t.before[0]
+	b = append(b, t.text[lead.from:lead.to]...)
+	tag := lead.tag
 	full := 0
 	for k, o := range out {
-		bl := &t.before[k]
-		b = append(b, t.text[bl.from:bl.to]...)
-		tag += bl.tag
 		if o >= 0 {
 			oc := &t.outcomes[o]
 			b = append(b, t.text[oc.from:oc.to]...)
-			tag += oc.tag
+			tag += oc.joinedTag
 			continue
 		}
-		r := &runs[full]
+		r, after := &runs[full], &t.before[k+1]
 		full++
 		b = append(b, apart[r.from:r.to]...)
-		tag += r.tag
+		b = append(b, t.text[after.from:after.to]...)
+		tag += r.tag + after.tag
 	}
-	last := &t.before[steps]
-	b = append(b, t.text[last.from:last.to]...)
-	tag += last.tag
 	if len(b) == open {
 		b = append(b, '[')
 	} else {

@@ -42,6 +42,10 @@ func (p *Plan) addOutcomes(st *planStep, step int32) {
 // Outcomes is how many outcomes EvaluateOutcomes can name.
 func (p *Plan) Outcomes() int { return len(p.outcomes) }
 
+// OutcomeStep is the step (the index among the plan's flags) whose
+// result outcome is; a step's outcomes are consecutive.
+func (p *Plan) OutcomeStep(outcome int32) int { return int(p.outcomes[outcome].step) }
+
 // Outcome is the result named by outcome, and false when no user can get
 // it (an outcome that EvaluateOutcomes never names).
 func (p *Plan) Outcome(outcome int32) (Result, bool) {
