@@ -72,26 +72,38 @@ func TestHashPrefixMatchesMurmur3(t *testing.T) {
 	}
 }
 
-// TestSumKeyMatchesSum checks the hash of a cut identifier against the
-// resumable hash for every prefix alignment and identifier length the key
-// takes, and that it refuses the others.
-func TestSumKeyMatchesSum(t *testing.T) {
+// TestHashBatchMatchesSum checks a batch's hashes of an identifier
+// against the resumable hash, for prefixes of every alignment (shuffled
+// among the groups' slots) and identifiers of every length a key takes,
+// and that a key refuses the longer ones.
+func TestHashBatchMatchesSum(t *testing.T) {
 	const text = "Feature.flexibleRollout.ø-123456789:abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	var prefixes []hashPrefix
 	for _, seed := range []uint32{rolloutSeed, variantSeed} {
-		for g := 0; g <= 9; g++ {
-			for n := 0; n <= 4+4*maxKeyBlocks+1; n++ {
-				group, id := text[:g], text[10:10+n]
-				var k idKey
-				if !newIDKey(id, &k) {
-					if n <= 4+4*maxKeyBlocks {
-						t.Fatalf("a key of %d bytes was refused", n)
-					}
-					continue
-				}
-				p := newHashPrefix(group, seed)
-				if got, want := p.sumKey(&k), p.sum(id); got != want {
-					t.Fatalf("seed %d, %q:%q: %d, want %d", seed, group, id, got, want)
-				}
+		for g := 9; g >= 0; g-- {
+			prefixes = append(prefixes, newHashPrefix(text[:g], seed), newHashPrefix(text[g:g+5], seed))
+		}
+	}
+	slots := make([]int32, len(prefixes))
+	b := newHashBatch(func(yield func(*hashPrefix, *int32)) {
+		for i := range prefixes {
+			yield(&prefixes[i], &slots[i])
+		}
+	})
+	out := make([]uint32, b.slots())
+	for n := 0; n <= 4+4*maxKeyBlocks+1; n++ {
+		id := text[10 : 10+n]
+		var k idKey
+		if !newIDKey(id, &k) {
+			if n <= 4+4*maxKeyBlocks {
+				t.Fatalf("a key of %d bytes was refused", n)
+			}
+			continue
+		}
+		b.sum(&k, out)
+		for i := range prefixes {
+			if got, want := out[slots[i]], prefixes[i].sum(id); got != want {
+				t.Fatalf("prefix %d (%d pending), id %q: %d, want %d", i, prefixes[i].npend, id, got, want)
 			}
 		}
 	}

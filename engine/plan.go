@@ -34,6 +34,9 @@ type Plan struct {
 	weights  []uint32 // the picks' variants' weights
 	// full is the steps evaluated in full, ascending (see EvaluateFull).
 	full []int32
+	// hashes are the prefixes of the hashes of a userId that Decide reads:
+	// the rollout checks' by userId and the picks'.
+	hashes hashBatch
 }
 
 type planStep struct {
@@ -70,6 +73,8 @@ type planCheck struct {
 	variants *variantSet // nil when the flag answers without a variant
 	// pick is the variants' index in the plan's picks, -1 for none.
 	pick int32
+	// slot is a rollout by userId's hash in the plan's hashes.
+	slot int32
 	// on is the outcome when this check switches the flag on and no
 	// variant is picked; variant i is outcome on+1+i.
 	on int32
@@ -110,6 +115,16 @@ func (s *Snapshot) Plan(base *Context, positions []int32) *Plan {
 	// cache counts what it holds, and appending left up to half unused.
 	p.checks, p.outcomes = slices.Clone(p.checks), slices.Clone(p.outcomes)
 	p.picks, p.weights = slices.Clone(p.picks), slices.Clone(p.weights)
+	p.hashes = newHashBatch(func(yield func(*hashPrefix, *int32)) {
+		for i := range p.checks {
+			if c := &p.checks[i]; c.kind == checkRolloutDefault || c.kind == checkRolloutUserID {
+				yield(&c.hash, &c.slot)
+			}
+		}
+		for i := range p.picks {
+			yield(&p.picks[i].hash, &p.picks[i].slot)
+		}
+	})
 	return p
 }
 
@@ -117,7 +132,7 @@ func (s *Snapshot) Plan(base *Context, positions []int32) *Plan {
 func (p *Plan) Size() int64 {
 	return int64(unsafe.Sizeof(*p)) + int64(cap(p.steps))*int64(unsafe.Sizeof(planStep{})) +
 		int64(cap(p.checks))*int64(unsafe.Sizeof(planCheck{})) + int64(cap(p.outcomes))*int64(unsafe.Sizeof(planOutcome{})) + p.users.size() +
-		int64(cap(p.picks))*int64(unsafe.Sizeof(planPick{})) + 4*int64(cap(p.weights)) + 4*int64(cap(p.full))
+		int64(cap(p.picks))*int64(unsafe.Sizeof(planPick{})) + 4*int64(cap(p.weights)) + 4*int64(cap(p.full)) + p.hashes.size()
 }
 
 // addChecks appends the checks f is left with for base's users, and

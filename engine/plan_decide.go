@@ -13,11 +13,12 @@ func (p *Plan) Steps() int { return len(p.steps) }
 // ignored.
 //
 // It gives what EvaluateOutcomes gives with fewer branches that go one way
-// for one user and the other for the next: every check of a flag is read
-// and the first that is on is chosen without a branch, each hash runs a
-// fixed number of rounds (sumKey), and a variant is picked by counting.
-// For a new user those branches, mispredicted about every other flag, cost
-// more than the arithmetic this does in their stead (BenchmarkPlan).
+// for one user and the other for the next: the user's hashes are summed
+// first, all in one batch (hashBatch), every check of a flag is read and
+// the first that is on chosen without a branch, and a variant is picked by
+// counting. For a new user those branches, mispredicted about every other
+// flag, cost more than the arithmetic this does in their stead
+// (BenchmarkPlan).
 func (p *Plan) Decide(ctx *Context, out []int32) bool {
 	if ctx.UserID == "" || len(out) != len(p.steps) {
 		return false
@@ -26,6 +27,13 @@ func (p *Plan) Decide(ctx *Context, out []int32) bool {
 	if !newIDKey(ctx.UserID, &key) {
 		return false
 	}
+	hp := hashesPool.Get().(*[]uint32)
+	defer hashesPool.Put(hp)
+	if cap(*hp) < p.hashes.slots() {
+		*hp = make([]uint32, p.hashes.slots())
+	}
+	hashes := (*hp)[:p.hashes.slots()]
+	p.hashes.sum(&key, hashes)
 	var hits *userHits
 	if p.users != nil {
 		hits = &userHits{checks: p.users[ctx.UserID]}
@@ -50,13 +58,13 @@ func (p *Plan) Decide(ctx *Context, out []int32) bool {
 					on = c.ids.has(ctx.UserID)
 				}
 			case checkRolloutDefault, checkRolloutUserID:
-				on = c.live && c.hash.sumKey(&key)%100 < c.upTo
+				on = c.live && hashes[c.slot]%100 < c.upTo
 			case checkRolloutSession:
 				on = c.live && ctx.SessionID != "" && c.hash.bucket(ctx.SessionID, 100) <= c.upTo
 			}
 			v := c.on
 			if c.pick >= 0 {
-				v += 1 + p.pickKey(&p.picks[c.pick], ctx, &key)
+				v += 1 + p.pickKey(&p.picks[c.pick], ctx, hashes)
 			}
 			if on {
 				o = v
@@ -87,9 +95,9 @@ func (p *Plan) EvaluateFull(ctx *Context, yield func(step int, r *Result)) {
 	rs.release()
 }
 
-// pickKey is pickFor for a ctx with a userId, cut into key: the index of
-// the variant, -1 for none.
-func (p *Plan) pickKey(k *planPick, ctx *Context, key *idKey) int32 {
+// pickKey is pickFor for a ctx with a userId, whose hashes are summed: the
+// index of the variant, -1 for none.
+func (p *Plan) pickKey(k *planPick, ctx *Context, hashes []uint32) int32 {
 	if k.pinned != nil {
 		v, _ := p.pickFor(k, ctx) // ok: ctx has a userId
 		return v
@@ -97,7 +105,7 @@ func (p *Plan) pickKey(k *planPick, ctx *Context, key *idKey) int32 {
 	if k.total == 0 {
 		return -1
 	}
-	target := fastMod(k.hash.sumKey(key), k.total, k.magic) + 1
+	target := fastMod(hashes[k.slot], k.total, k.magic) + 1
 	// The variant is the first whose running sum reaches the target: as
 	// the sums never fall, it is the number of sums short of it (a
 	// variant of weight 0 has the sum before it, short or not as that).

@@ -9,6 +9,7 @@ type planPick struct {
 	total    uint32
 	magic    uint64 // modMagic(total)
 	from, to int32  // the variants' weights in the plan's weights
+	slot     int32  // the hash's in the plan's hashes
 	// pinned is the set when a variant has overrides, which come first.
 	pinned *variantSet
 }
