@@ -34,6 +34,9 @@ type Plan struct {
 	weights  []uint32 // the picks' variants' weights
 	// full is the steps evaluated in full, ascending (see EvaluateFull).
 	full []int32
+	// depends is, for the dependent steps, which of their parents' outcomes
+	// meet their dependencies.
+	depends []planDependency
 	// hashes are the prefixes of the hashes of a userId that Decide reads:
 	// the rollout checks' by userId and the picks'.
 	hashes hashBatch
@@ -47,6 +50,10 @@ type planStep struct {
 	// off is the outcome when no check switches the flag on.
 	off     int32
 	generic bool
+	// dependent says that the flag's parents read the user: EvaluateOutcomes
+	// evaluates it in full (generic), Decide from its checks and its
+	// parents' outcomes (see Plan.depends).
+	dependent bool
 }
 
 type checkKind uint8
@@ -92,11 +99,11 @@ func (s *Snapshot) Plan(base *Context, positions []int32) *Plan {
 		}
 		f := &s.flags[i]
 		from := int32(len(p.checks))
-		ok := p.addChecks(f, base, slots)
+		ok, dependent := p.addChecks(f, base, slots)
 		if !ok {
 			p.checks = p.checks[:from]
 		}
-		st := planStep{flag: f, from: from, to: int32(len(p.checks)), generic: !ok}
+		st := planStep{flag: f, from: from, to: int32(len(p.checks)), generic: !ok || dependent, dependent: dependent}
 		if ok {
 			p.addOutcomes(&st, int32(len(p.steps)))
 			for i := st.from; i < st.to; i++ {
@@ -105,9 +112,10 @@ func (s *Snapshot) Plan(base *Context, positions []int32) *Plan {
 		}
 		p.steps = append(p.steps, st)
 	}
+	p.resolveDependencies(base, slots)
 	p.users = p.indexUsers()
 	for k := range p.steps {
-		if p.steps[k].generic {
+		if st := &p.steps[k]; st.generic && !st.dependent {
 			p.full = append(p.full, int32(k))
 		}
 	}
@@ -132,25 +140,47 @@ func (s *Snapshot) Plan(base *Context, positions []int32) *Plan {
 func (p *Plan) Size() int64 {
 	return int64(unsafe.Sizeof(*p)) + int64(cap(p.steps))*int64(unsafe.Sizeof(planStep{})) +
 		int64(cap(p.checks))*int64(unsafe.Sizeof(planCheck{})) + int64(cap(p.outcomes))*int64(unsafe.Sizeof(planOutcome{})) + p.users.size() +
-		int64(cap(p.picks))*int64(unsafe.Sizeof(planPick{})) + 4*int64(cap(p.weights)) + 4*int64(cap(p.full)) + p.hashes.size()
+		int64(cap(p.picks))*int64(unsafe.Sizeof(planPick{})) + 4*int64(cap(p.weights)) + 4*int64(cap(p.full)) + p.hashes.size() +
+		p.dependsSize()
 }
 
 // addChecks appends the checks f is left with for base's users, and
-// reports false when f must be evaluated in full. slots are scratch for
+// reports false when f must be evaluated in full; dependent when its
+// parents read the user (see resolveDependencies). slots are scratch for
 // the runs that decide f's parents and constraints for base.
-func (p *Plan) addChecks(f *flag, base *Context, slots []slotValue) bool {
+func (p *Plan) addChecks(f *flag, base *Context, slots []slotValue) (ok, dependent bool) {
 	if f.fixed != nil || !f.enabled {
-		return false // nothing per user to plan
+		return false, false // nothing per user to plan
 	}
 	if len(f.deps) > 0 {
 		e := p.baseRun(slots)
-		if !p.snap.dependenciesMet(f, base, &e) || !e.sharedByUsers() {
-			return false
+		met := p.snap.dependenciesMet(f, base, &e)
+		switch {
+		case e.sharedByUsers():
+			if !met {
+				return false, false
+			}
+		case !e.volatile && e.window.Always():
+			dependent = true // read the user: for each user, from the parents' outcomes
+		default:
+			return false, false
 		}
 	}
 	if len(f.strategies) == 0 {
-		return false
+		// On for everyone its parents let in: a check that is always on.
+		if !dependent || !plannableVariants(f.variants) {
+			return false, false
+		}
+		p.checks = append(p.checks, planCheck{kind: checkAlways, variants: f.variants})
+		return true, true
 	}
+	ok = p.addStrategies(f, base, slots)
+	return ok, dependent && ok
+}
+
+// addStrategies appends the checks of f's strategies for base's users,
+// and reports false when f must be evaluated in full.
+func (p *Plan) addStrategies(f *flag, base *Context, slots []slotValue) bool {
 	for i := range f.strategies {
 		st := &f.strategies[i]
 		if st.off {

@@ -41,7 +41,7 @@ func (p *Plan) Decide(ctx *Context, out []int32) bool {
 	for k := range p.steps {
 		st := &p.steps[k]
 		o := st.off
-		if st.generic {
+		if st.generic && !st.dependent {
 			o = -1
 		}
 		// From the last check to the first, so that the first on wins.
@@ -71,6 +71,13 @@ func (p *Plan) Decide(ctx *Context, out []int32) bool {
 			}
 		}
 		out[k] = o
+	}
+	// A dependent flag whose parents do not let this user in is off.
+	for i := range p.depends {
+		d := &p.depends[i]
+		if !d.met[out[d.parent]-d.first] {
+			out[d.child] = p.steps[d.child].off
+		}
 	}
 	return true
 }

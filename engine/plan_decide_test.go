@@ -14,7 +14,9 @@ import (
 
 // TestDecideMatchesOutcomes: Decide names, flag by flag, the outcome
 // EvaluateOutcomes names (-1 for a flag evaluated in full, which
-// EvaluateFull then gives as EvaluateOutcomes does), for ids of every
+// EvaluateFull then gives as EvaluateOutcomes does), or for a flag whose
+// parents read the user, which EvaluateOutcomes evaluates in full, the
+// outcome whose result that evaluation gives; for ids of every
 // length a key takes and prefixes of every alignment (from the payloads'
 // many group names), and declines a context without a userId and an id too
 // long for a key.
@@ -29,9 +31,10 @@ func TestDecideMatchesOutcomes(t *testing.T) {
 	for seed := range 2 {
 		payloads[fmt.Sprint("fixture ", seed)] = fixture.Features(300, uint64(seed+1))
 	}
+	dependents := 0
 	for name, payload := range payloads {
 		snap := engine.Compile(payload, engine.Options{Rand: func(n int) int { return n / 3 }, CustomStrategies: byUser})
-		decided, full := 0, 0
+		decided, full, dependent := 0, 0, 0
 		for _, base := range sharedContexts(identities(), 6) {
 			plan := snap.Plan(&base, allPositions(snap))
 			out := make([]int32, plan.Steps())
@@ -47,7 +50,16 @@ func TestDecideMatchesOutcomes(t *testing.T) {
 				}
 				var fulls []engine.Result
 				plan.EvaluateOutcomes(&ctx, nil, func(step int, o int32, r *engine.Result) {
-					if out[step] != o {
+					switch {
+					case out[step] == o:
+					case o < 0 && out[step] >= 0:
+						// A dependent flag: decided from its parents' outcomes.
+						if got, _ := plan.Outcome(out[step]); got != *r {
+							t.Errorf("%s, user %q: step %d decided %+v, evaluated in full %+v", name, ctx.UserID, step, got, *r)
+						}
+						dependent++
+						return
+					default:
 						t.Errorf("%s, user %q: step %d decided %d, named %d", name, ctx.UserID, step, out[step], o)
 					}
 					if o < 0 {
@@ -71,6 +83,10 @@ func TestDecideMatchesOutcomes(t *testing.T) {
 		if decided == 0 || full == 0 && !strings.HasPrefix(name, "user lists") {
 			t.Errorf("%s: %d flags decided, %d evaluated in full: the test shows nothing", name, decided, full)
 		}
+		dependents += dependent
+	}
+	if dependents == 0 {
+		t.Error("no dependent flag was decided: the test shows nothing of them")
 	}
 }
 

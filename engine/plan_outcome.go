@@ -13,9 +13,10 @@ type planOutcome struct {
 // each check, on without a variant and on with each of its variants, and
 // then off, after every check was read. A result read the user when a
 // check up to the deciding one did (any but checkAlways), or the variants
-// did (an override, or a pick by hash: every pick that finds a variant).
+// did (an override, or a pick by hash: every pick that finds a variant), or
+// its parents did (a dependent step).
 func (p *Plan) addOutcomes(st *planStep, step int32) {
-	perUser := false
+	perUser := st.dependent // its parents read the user
 	for i := st.from; i < st.to; i++ {
 		c := &p.checks[i]
 		perUser = perUser || c.kind != checkAlways

@@ -14,8 +14,9 @@ import (
 // of a fraction of a percent (on for no bucket, yet a draw for a context
 // without ids), of nothing and of everyone by user id, variants that weigh
 // nothing, a date that decides a strategy, parents that do and do not read
-// the user, variants without strategies, and variants pinned to users by
-// overrides (with and without weights) or to a shared field.
+// the user (with variants, and two of them), variants without strategies,
+// and variants pinned to users by overrides (with and without weights) or
+// to a shared field.
 func planEdges() *clientapi.Features {
 	rollout := func(pct, sticky string) clientapi.Strategy {
 		return clientapi.Strategy{Name: "flexibleRollout", Parameters: clientapi.Parameters{"rollout": pct, "stickiness": sticky, "groupId": "edge"}}
@@ -56,6 +57,9 @@ func planEdges() *clientapi.Features {
 			Strategies: []clientapi.Strategy{rollout("50", "default")}},
 		{Name: "child-of-user", Enabled: true, Dependencies: []clientapi.Dependency{{Feature: "half-percent", Enabled: new(bool)}},
 			Strategies: []clientapi.Strategy{rollout("50", "default")}},
+		{Name: "child-of-variant", Enabled: true, Dependencies: []clientapi.Dependency{{Feature: "flag-variants", Variants: []string{"a"}}}},
+		{Name: "child-of-variants", Enabled: true, Dependencies: []clientapi.Dependency{{Feature: "strategy-variants", Variants: []string{"b"}},
+			{Feature: "half-percent", Enabled: new(bool)}}, Strategies: []clientapi.Strategy{rollout("50", "default")}},
 		{Name: "ids-then-rollout", Enabled: true, Strategies: []clientapi.Strategy{
 			{Name: "userWithId", Parameters: clientapi.Parameters{"userIds": "u1,u2"}}, rollout("25", "default")}},
 		{Name: "rollout-then-default", Enabled: true, Strategies: []clientapi.Strategy{rollout("25", "default"), {Name: "default"}, rollout("75", "default")}},
