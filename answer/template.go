@@ -28,9 +28,10 @@ type template struct {
 	// goes ahead of it, and last the one after the last (runs may be
 	// empty).
 	before []textRun
-	// text holds the runs' toggles and then the outcomes', each toggle
-	// after a comma: a run is copied whole, its comma left off when it
-	// opens the answer.
+	// text holds the run ahead of the first flag and then, flag by flag,
+	// its outcomes' toggles, each followed by the run after the flag (see
+	// encodeOutcomes); each toggle after a comma: a run is copied whole,
+	// its comma left off when it opens the answer.
 	text   []byte
 	window engine.Window
 	// outcomes are the plan's outcomes (engine.Plan.Outcome) as encoded,
@@ -47,10 +48,8 @@ type template struct {
 }
 
 // textRun is a run of toggles in a template's text, each after a comma,
-// and what their codes add to the answer's tag (see tagger). Outcomes
-// follow the plan's flags, so a user's answer reads the text, the runs'
-// and the outcomes', front to back. An outcome without pieces (from == to,
-// not quiet) is encoded as any other result.
+// and what their codes add to the answer's tag (see tagger). The text
+// follows the plan's flags, so a user's answer reads it front to back.
 type textRun struct {
 	tag      uint64
 	from, to int32
@@ -62,8 +61,9 @@ func (t *template) run(r *textRun) ([]byte, uint64) { return t.text[r.from:r.to]
 // outcomeRun is an outcome's toggle in the template's text (from:mid),
 // followed there by a copy of the run that goes after its flag (mid:to),
 // so that an answer assembled from decided outcomes copies one run per
-// flag (see assemble). The toggle of an outcome left out is empty, and the
-// run after its flag is the one in the blocks' text.
+// flag (see assemble). The toggle of an outcome left out is empty, its run
+// the flag's; an outcome without pieces (its toggle empty, not left out)
+// is encoded as any other result.
 type outcomeRun struct {
 	tag           uint64 // the toggle's
 	joinedTag     uint64 // the toggle's and the run's after it
@@ -132,43 +132,70 @@ func (tb *templateBuilder) template(snap *engine.Snapshot, ctx *engine.Context, 
 	}
 	t := &tb.t
 	t.plan = snap.Plan(ctx, tb.eval)
-	t.before = make([]textRun, len(tb.eval)+1)
+	blocks := make([]textRun, len(tb.eval)+1) // in the recorded text
 	for _, b := range tb.blocks {
-		t.before[b.before] = b.run
+		blocks[b.before] = b.run
 	}
-	t.encodeOutcomes(p, onlyEnabled)
+	t.encodeOutcomes(p, onlyEnabled, t.text, blocks)
 	// Copies of the exact size: the cache counts what a template holds.
 	return &template{plan: t.plan, before: t.before, text: slices.Clone(t.text), window: t.window,
 		outcomes: t.outcomes, quiet: t.quiet, decided: t.decided}
 }
 
-// encodeOutcomes appends the toggle of each of the plan's outcomes to the
-// text, from the pieces, as the encoder would.
-func (t *template) encodeOutcomes(p *pieces, onlyEnabled bool) {
-	t.outcomes = make([]outcomeRun, t.plan.Outcomes())
-	t.quiet = make([]bool, len(t.outcomes))
-	t.decided = true
-	for i := range t.outcomes {
-		r, possible := t.plan.Outcome(int32(i))
-		after := t.before[t.plan.OutcomeStep(int32(i))+1]
-		switch {
-		case !possible:
-		case onlyEnabled && !r.Enabled:
-			t.quiet[i] = true
-			t.outcomes[i] = outcomeRun{joinedTag: after.tag, from: after.from, mid: after.from, to: after.to}
-		default:
-			from := len(t.text)
-			b, code, ok := p.appendToggle(append(t.text, ','), &r)
-			if !ok {
-				t.decided = false // the general encoder writes it
-				continue
+// encodeOutcomes lays out the template's text from the recorded one and
+// its blocks (the run ahead of each flag the plan evaluates, and after the
+// last): the run ahead of the first flag, then for each flag its outcomes'
+// toggles, from the pieces as the encoder would write them, each followed
+// by a copy of the run after the flag. That run itself is the first such
+// copy (or, for a flag no outcome of which is listed, one of its own),
+// which the flag's outcomes left out stand for.
+func (t *template) encodeOutcomes(p *pieces, onlyEnabled bool, recorded []byte, blocks []textRun) {
+	n := t.plan.Outcomes()
+	t.outcomes, t.quiet, t.decided = make([]outcomeRun, n), make([]bool, n), true
+	t.before = make([]textRun, len(blocks))
+	text := make([]byte, 0, 2*len(recorded))
+	copyRun := func(r textRun) textRun {
+		from := len(text)
+		text = append(text, recorded[r.from:r.to]...)
+		return textRun{tag: r.tag, from: int32(from), to: int32(len(text))}
+	}
+	t.before[0] = copyRun(blocks[0])
+	o := 0
+	for k := 1; k < len(blocks); k++ { // the flag before blocks[k]
+		after, placed, first := blocks[k], false, o
+		for ; o < n && t.plan.OutcomeStep(int32(o)) == k-1; o++ {
+			r, possible := t.plan.Outcome(int32(o))
+			switch {
+			case !possible:
+			case onlyEnabled && !r.Enabled:
+				t.quiet[o] = true
+			default:
+				from := len(text)
+				b, code, ok := p.appendToggle(append(text, ','), &r)
+				if !ok {
+					t.decided = false // the general encoder writes it
+					continue
+				}
+				mid := len(b)
+				text = append(b, recorded[after.from:after.to]...)
+				t.outcomes[o] = outcomeRun{tag: mixCode(code), joinedTag: mixCode(code) + after.tag,
+					from: int32(from), mid: int32(mid), to: int32(len(text))}
+				if !placed {
+					t.before[k], placed = textRun{tag: after.tag, from: int32(mid), to: int32(len(text))}, true
+				}
 			}
-			mid := len(b)
-			t.text = append(b, t.text[after.from:after.to]...)
-			t.outcomes[i] = outcomeRun{tag: mixCode(code), joinedTag: mixCode(code) + after.tag,
-				from: int32(from), mid: int32(mid), to: int32(len(t.text))}
+		}
+		if !placed {
+			t.before[k] = copyRun(after)
+		}
+		for q := first; q < o; q++ {
+			if t.quiet[q] {
+				b := t.before[k]
+				t.outcomes[q] = outcomeRun{joinedTag: b.tag, from: b.from, mid: b.from, to: b.to}
+			}
 		}
 	}
+	t.text = text
 }
 
 // replay encodes the answer for ctx, one of the template's users, into
