@@ -26,6 +26,8 @@ const (
 	frontendToken = "default:development.bench-frontend"
 	clientKey     = "bench-key"
 	serverCPU     = "0" // every server under test runs on this CPU
+	// serverCPUNumber is serverCPU as a number.
+	serverCPUNumber = 0
 )
 
 // row is one measured line of the report.

@@ -86,9 +86,15 @@ func fail(err error) {
 
 // pinLoadGenerator re-runs this process on the CPUs other than the servers'
 // one, so that load generation does not steal the measured server's CPU.
+// It goes by the process's affinity, not by having re-run it: a run
+// started with SBBENCH_PINNED set by hand and no taskset once measured
+// every server with the generator on its CPU.
 func pinLoadGenerator() {
-	if os.Getenv("SBBENCH_PINNED") != "" || runtime.NumCPU() < 2 {
-		return
+	if runtime.NumCPU() < 2 || !mayRunOn(serverCPUNumber) {
+		return // off the servers' CPU already, or nowhere else to go
+	}
+	if os.Getenv("SBBENCH_PINNED") != "" {
+		fail(fmt.Errorf("the load generator may still run on CPU %d, the servers' (taskset did not pin it)", serverCPUNumber))
 	}
 	taskset, err := exec.LookPath("taskset")
 	if err != nil {
