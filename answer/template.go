@@ -232,11 +232,11 @@ func (t *template) replay(enc *togglesEncoder, ctx *engine.Context) {
 
 // assemble writes the answer into enc, which holds nothing yet but its
 // opening, from the outcomes the plan decides (engine.Plan.Decide): the
-// runs of those outcomes, each followed by the run after its flag: one
-// copy per flag and not one branch that depends on the user, whose flags are on for one and off
-// for the next. The flags evaluated in full are encoded first, apart, and
-// copied in their places. It reports false, having written nothing, when
-// the plan cannot decide for ctx.
+// runs of those outcomes, each followed by the run after its flag, one
+// copy per flag and not one branch that depends on the user, whose flags
+// are on for one and off for the next. The flags evaluated in full are
+// encoded first, apart, and copied in their places. It reports false,
+// having written nothing, when the plan cannot decide for ctx.
 func (t *template) assemble(enc *togglesEncoder, ctx *engine.Context) bool {
 	sc := scratchPool.Get().(*assembleScratch)
 	defer scratchPool.Put(sc)
