@@ -22,6 +22,7 @@ func FuzzTemplateAnswers(f *testing.F) {
 		f.Add(b, uint64(1), uint8(0), []byte(`{"appName":"web","properties":{"country":"no","age":"30"}}`))
 	}
 	f.Add([]byte(`generated`), uint64(7), uint8(90), []byte(`{"environment":"production","properties":{"email":"a@example.com","age":"19","appVersion":"2.1.0"}}`))
+	f.Add([]byte(`generated`), uint64(5), uint8(60), []byte(`{"userId":"a-user-whose-id-is-long-enough-for-several-blocks-ø","sessionId":"s9"}`))
 	f.Add([]byte(`{"features":[{"name":"v","enabled":true,"strategies":[{"name":"flexibleRollout","parameters":{"rollout":"50"},`+
 		`"variants":[{"name":"a","weight":0,"overrides":[{"contextName":"userId","values":["u2"]}]},{"name":"b","weight":1,"payload":{"type":"json","value":"{\"\\u2028\":1}"}}]}]}]}`),
 		uint64(0), uint8(0), []byte(`{}`))
@@ -38,6 +39,9 @@ func FuzzTemplateAnswers(f *testing.F) {
 		snap := engine.Compile(&p, engine.Options{Hostname: "h", Now: func() time.Time { return at }, Rand: func(n int) int { return n / 2 }})
 		cached, fresh := New(snap, 1<<22), New(snap, 0)
 		shared := engine.ContextFromWire(&wc)
+		// The context's own ids are one more user, so that ids of any
+		// length and bytes reach the plan's hashes.
+		users := append(users[:len(users):len(users)], [3]string{shared.UserID, shared.SessionID, shared.RemoteAddress})
 		for _, all := range []bool{false, true} {
 			for _, u := range users {
 				ctx := shared

@@ -66,7 +66,7 @@ func FuzzCompileEvaluate(f *testing.F) {
 		// for this context answers every other user as EvaluateSome does.
 		positions := allPositions(fixed)
 		plan := fixed.Plan(&ctx, positions)
-		for _, other := range [][3]string{{}, {"fuzz-user", "fuzz-session", "10.1.2.3"}, {ctx.SessionID, ctx.UserID, "::1"}} {
+		for _, other := range [][3]string{{}, {"fuzz-user", "fuzz-session", "10.1.2.3"}, {ctx.SessionID, ctx.UserID, "::1"}, {ctx.UserID, "", ""}} {
 			o := ctx
 			o.UserID, o.SessionID, o.RemoteAddress = other[0], other[1], other[2]
 			for k, r := range fixed.EvaluateAll(&o, nil) {
@@ -89,6 +89,25 @@ func FuzzCompileEvaluate(f *testing.F) {
 			if k != len(want) {
 				t.Fatalf("%d results from the plan, %d from EvaluateSome", k, len(want))
 			}
+			// Decided, each flag's outcome (or, for those left at -1, its
+			// evaluation in full) is EvaluateSome's result too.
+			out := make([]int32, plan.Steps())
+			if !plan.Decide(&o, out) {
+				continue
+			}
+			for k, oc := range out {
+				if oc < 0 {
+					continue
+				}
+				if r, _ := plan.Outcome(oc); r != want[k] {
+					t.Fatalf("step %d decided %+v, EvaluateSome gives %+v", k, r, want[k])
+				}
+			}
+			plan.EvaluateFull(&o, func(k int, r *engine.Result) {
+				if out[k] != -1 || *r != want[k] {
+					t.Fatalf("step %d (decided %d) in full %+v, EvaluateSome gives %+v", k, out[k], *r, want[k])
+				}
+			})
 		}
 	})
 }
