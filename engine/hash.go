@@ -90,22 +90,28 @@ const (
 )
 
 func murmurRound(h, k uint32) uint32 {
-	k *= murmurC1
-	k = bits.RotateLeft32(k, 15)
-	k *= murmurC2
-	h ^= k
+	h ^= mixBlock(k)
 	h = bits.RotateLeft32(h, 13)
 	return h*5 + 0xe6546b64
+}
+
+// mixBlock is a 4-byte block as MurmurHash3 mixes it into the hash.
+func mixBlock(k uint32) uint32 {
+	k *= murmurC1
+	k = bits.RotateLeft32(k, 15)
+	return k * murmurC2
 }
 
 // murmurFinish mixes in the n (0 to 3) tail bytes k and the total length.
 func murmurFinish(h, k uint32, n uint, length uint32) uint32 {
 	if n > 0 {
-		k *= murmurC1
-		k = bits.RotateLeft32(k, 15)
-		k *= murmurC2
-		h ^= k
+		h ^= mixBlock(k)
 	}
+	return finish(h, length)
+}
+
+// finish is MurmurHash3's last mixing, the tail already in h.
+func finish(h, length uint32) uint32 {
 	h ^= length
 	h ^= h >> 16
 	h *= 0x85ebca6b

@@ -77,16 +77,5 @@ func (b *hashBatch) sum(k *idKey, out []uint32) {
 	}
 }
 
-// finish is MurmurHash3's finish, the tail already mixed in.
-func finish(h, length uint32) uint32 {
-	h ^= length
-	h ^= h >> 16
-	h *= 0x85ebca6b
-	h ^= h >> 13
-	h *= 0xc2b2ae35
-	h ^= h >> 16
-	return h
-}
-
 // hashesPool holds the arrays that plans' hashes are summed into.
 var hashesPool = sync.Pool{New: func() any { return new([]uint32) }}

@@ -1,7 +1,5 @@
 package engine
 
-import "math/bits"
-
 // maxKeyBlocks bounds the identifiers an idKey takes: 4 + 4×15 bytes.
 // For a longer one Plan.Decide declines, and each hash is summed alone.
 const maxKeyBlocks = 15
@@ -54,10 +52,4 @@ func newIDKey(id string, k *idKey) bool {
 		k.tail[a] = mixBlock(tail)
 	}
 	return true
-}
-
-func mixBlock(k uint32) uint32 {
-	k *= murmurC1
-	k = bits.RotateLeft32(k, 15)
-	return k * murmurC2
 }
