@@ -180,9 +180,7 @@ func newTogglesEncoder(b []byte, p *pieces, onlyEnabled bool) togglesEncoder {
 
 // add encodes r unless it is disabled and only enabled ones are listed.
 func (e *togglesEncoder) add(r *engine.Result) {
-	e.volatile = e.volatile || r.Volatile
-	e.window = e.window.Intersect(r.Window)
-	if e.onlyEnabled && !r.Enabled {
+	if !e.listed(r) {
 		if e.rec != nil {
 			e.rec.note(r, nil, 0)
 		}
@@ -192,44 +190,53 @@ func (e *togglesEncoder) add(r *engine.Result) {
 		e.b = append(e.b, ',')
 	}
 	e.first = false
-	if e.exact {
-		start := len(e.b)
-		b, code, ok := e.p.appendToggle(e.b, r)
-		if ok {
-			e.b = b
-			e.t.add(code)
-			if e.rec != nil {
-				e.rec.note(r, b[start:], code)
-			}
-			return
+	start := len(e.b)
+	var code uint64
+	var ok bool
+	e.b, code, ok = e.appendResult(e.b, r)
+	switch {
+	case !ok:
+		if e.rec != nil {
+			e.rec.failed = true // a template holds toggles from pieces only
 		}
-		e.exact = false
+	case e.rec != nil:
+		e.rec.note(r, e.b[start:], code)
 	}
-	if e.rec != nil {
-		e.rec.failed = true // a template holds toggles from pieces only
-	}
-	e.b = appendToggle(e.b, r)
 }
 
 // addApart is add for a toggle that is copied into the answer later: it
-// appends the toggle, after a comma, to apart instead, and returns that
-// and the toggle's run in it (empty when the toggle is left out).
+// appends the toggle, after a comma, to apart instead (its code goes to
+// the tag now), and returns that and the toggle's run in it (empty when
+// the toggle is left out).
 func (e *togglesEncoder) addApart(apart []byte, r *engine.Result) ([]byte, textRun) {
-	e.volatile = e.volatile || r.Volatile
-	e.window = e.window.Intersect(r.Window)
-	if e.onlyEnabled && !r.Enabled {
+	if !e.listed(r) {
 		return apart, textRun{}
 	}
 	from := int32(len(apart))
-	apart = append(apart, ',')
+	apart, _, _ = e.appendResult(append(apart, ','), r)
+	return apart, textRun{from: from, to: int32(len(apart))}
+}
+
+// listed notes what r read of the clock and of chance, and reports
+// whether the answer lists it.
+func (e *togglesEncoder) listed(r *engine.Result) bool {
+	e.volatile = e.volatile || r.Volatile
+	e.window = e.window.Intersect(r.Window)
+	return !e.onlyEnabled || r.Enabled
+}
+
+// appendResult appends r's toggle to b, from the pieces while every toggle
+// so far had them (adding its code to the tag; ok), else with the general
+// encoder, after which the answer's tag is a hash of its bytes.
+func (e *togglesEncoder) appendResult(b []byte, r *engine.Result) (_ []byte, code uint64, ok bool) {
 	if e.exact {
-		if b, code, ok := e.p.appendToggle(apart, r); ok {
-			return b, textRun{tag: mixCode(code), from: from, to: int32(len(b))}
+		if b, code, ok := e.p.appendToggle(b, r); ok {
+			e.t.add(code)
+			return b, code, true
 		}
 		e.exact = false
 	}
-	apart = appendToggle(apart, r)
-	return apart, textRun{from: from, to: int32(len(apart))}
+	return appendToggle(b, r), 0, false
 }
 
 // addRun adds a run of a template's toggles, each after a comma, whose

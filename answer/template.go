@@ -75,7 +75,7 @@ func (t *template) toggle(o *outcomeRun) ([]byte, uint64) { return t.text[o.from
 
 // size is what t holds, for the cache's bound.
 func (t *template) size() int64 {
-	return int64(len(t.text)+int(unsafe.Sizeof(textRun{}))*len(t.before)+(int(unsafe.Sizeof(textRun{}))+1)*len(t.outcomes)) +
+	return int64(len(t.text)+int(unsafe.Sizeof(textRun{}))*len(t.before)+(int(unsafe.Sizeof(outcomeRun{}))+1)*len(t.outcomes)) +
 		t.plan.Size()
 }
 
@@ -276,7 +276,7 @@ func (t *template) assemble(enc *togglesEncoder, ctx *engine.Context) bool {
 		full++
 		b = append(b, apart[r.from:r.to]...)
 		b = append(b, t.text[after.from:after.to]...)
-		tag += r.tag + after.tag
+		tag += after.tag // the toggle's code was added as it was encoded
 	}
 	if len(b) == open {
 		b = append(b, '[')

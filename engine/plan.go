@@ -340,11 +340,7 @@ func (p *Plan) decide(st *planStep, ctx *Context, hits *userHits) int32 {
 		case checkAlways:
 			on = true
 		case checkUserIn:
-			if hits != nil {
-				on = hits.has(i)
-			} else {
-				on = ctx.UserID != "" && c.ids.has(ctx.UserID)
-			}
+			on = c.userIn(i, ctx.UserID, hits)
 		case checkRolloutDefault:
 			id := ctx.UserID
 			if id == "" {
@@ -360,7 +356,7 @@ func (p *Plan) decide(st *planStep, ctx *Context, hits *userHits) int32 {
 		case checkRolloutUserID:
 			on = c.live && ctx.UserID != "" && c.hash.bucket(ctx.UserID, 100) <= c.upTo
 		case checkRolloutSession:
-			on = c.live && ctx.SessionID != "" && c.hash.bucket(ctx.SessionID, 100) <= c.upTo
+			on = c.bySession(ctx)
 		}
 		if !on {
 			continue
@@ -375,6 +371,21 @@ func (p *Plan) decide(st *planStep, ctx *Context, hits *userHits) int32 {
 		return c.on + 1 + v // v is -1 for no variant
 	}
 	return st.off
+}
+
+// userIn is a checkUserIn check, the i-th, for a userId: whether its
+// list holds it (lists hold no empty id). hits, when the plan indexes its
+// user lists, are the userId's, walked in check order.
+func (c *planCheck) userIn(i int32, id string, hits *userHits) bool {
+	if hits != nil {
+		return hits.has(i)
+	}
+	return c.ids.has(id)
+}
+
+// bySession is a checkRolloutSession check for ctx.
+func (c *planCheck) bySession(ctx *Context) bool {
+	return c.live && ctx.SessionID != "" && c.hash.bucket(ctx.SessionID, 100) <= c.upTo
 }
 
 // identifier is the value of one of the fields that tell users apart.

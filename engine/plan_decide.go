@@ -52,15 +52,11 @@ func (p *Plan) Decide(ctx *Context, out []int32) bool {
 			case checkAlways:
 				on = true
 			case checkUserIn:
-				if hits != nil {
-					on = hits.has(i)
-				} else {
-					on = c.ids.has(ctx.UserID)
-				}
+				on = c.userIn(i, ctx.UserID, hits)
 			case checkRolloutDefault, checkRolloutUserID:
 				on = c.live && hashes[c.slot]%100 < c.upTo
 			case checkRolloutSession:
-				on = c.live && ctx.SessionID != "" && c.hash.bucket(ctx.SessionID, 100) <= c.upTo
+				on = c.bySession(ctx)
 			}
 			v := c.on
 			if c.pick >= 0 {
