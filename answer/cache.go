@@ -61,6 +61,8 @@ type answerCache struct {
 	// template keys sharing a slot would otherwise keep evicting each
 	// other, and neither would ever be kept.
 	seenShared [answerSeenSlots / 4]atomic.Uint64
+	// building holds the keys of the templates being recorded.
+	building sync.Map // string → struct{}
 }
 
 const answerSeenSlots = 4096
@@ -177,6 +179,15 @@ func (c *answerCache) fits(n int64, tmpl bool) bool {
 	}
 	return !tmpl || c.tmplBytes.Load()+n <= c.maxBytes/2
 }
+
+// startBuilding claims the recording of key's template: false when
+// another request is recording it. The claim ends with doneBuilding.
+func (c *answerCache) startBuilding(key string) bool {
+	_, loaded := c.building.LoadOrStore(key, struct{}{})
+	return !loaded
+}
+
+func (c *answerCache) doneBuilding(key string) { c.building.Delete(key) }
 
 // hasRoom reports whether the cache can take another template.
 func (c *answerCache) hasRoom() bool { return c.fits(1, true) }

@@ -166,3 +166,43 @@ func TestTemplatesKeepTheirHalf(t *testing.T) {
 		t.Errorf("no room left for answers: %d bytes, %d of templates", a.cache.bytes.Load(), a.cache.tmplBytes.Load())
 	}
 }
+
+// TestOneRecordingPerTemplate: while one request records a context's
+// template, its other new users get their answers evaluated whole (the
+// same bytes) and record none; after it, the next one records it.
+func TestOneRecordingPerTemplate(t *testing.T) {
+	snap := engine.Compile(fixture.Features(300, 1), engine.Options{})
+	cached, fresh := New(snap, 1<<22), New(snap, 0)
+	wc := fixture.Context(0)
+	shared := engine.ContextFromWire(&wc)
+	user := func(i int) *engine.Context {
+		c := shared
+		c.UserID, c.SessionID = fmt.Sprint("user-", i), ""
+		return &c
+	}
+	tkey := templateKey(user(0), false)
+	if !cached.cache.startBuilding(tkey) {
+		t.Fatal("a claim is held before any request")
+	}
+	if cached.cache.startBuilding(tkey) {
+		t.Fatal("a second claim on the same template was granted")
+	}
+	for i := range 4 { // the first sees the context, the rest would record
+		got, gotTag := write(cached, user(i), false)
+		want, wantTag := write(fresh, user(i), false)
+		if !bytes.Equal(got, want) || gotTag != wantTag {
+			t.Fatalf("user %d while the template is recorded elsewhere: answer differs", i)
+		}
+	}
+	if c, ok := cached.cache.get(tkey); ok && c.tmpl != nil {
+		t.Fatal("a template was recorded while another request held the claim")
+	}
+	cached.cache.doneBuilding(tkey)
+	write(cached, user(4), false)
+	if c, ok := cached.cache.get(tkey); !ok || c.tmpl == nil {
+		t.Fatal("no template recorded once the claim was released")
+	}
+	if !cached.cache.startBuilding(tkey) {
+		t.Error("the recording request did not release its claim")
+	}
+}

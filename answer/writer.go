@@ -163,7 +163,10 @@ func ETagMatches(values []string, etag string) bool {
 // evaluating every flag. The template is recorded when the users' context
 // was seen before from another user (key, the answer's cache key, not
 // seen): the answer of a user seen before is kept itself, and a template
-// helps only other users.
+// helps only other users. One request at a time records a context's
+// template: the first users of a context often come together (a release,
+// a burst of page loads), and each recording holds a copy of the answer
+// and the template's text, over a megabyte at thousands of flags.
 func (a *Writer) encodeWhole(enc *togglesEncoder, ctx *engine.Context, key string, all bool) {
 	if key == "" {
 		a.snap.EvaluateEach(ctx, enc.add)
@@ -174,10 +177,11 @@ func (a *Writer) encodeWhole(enc *togglesEncoder, ctx *engine.Context, key strin
 		c.tmpl.replay(enc, ctx)
 		return
 	}
-	if !a.cache.hasRoom() || !a.cache.admit(tkey) || a.cache.seenBefore(key) {
+	if !a.cache.hasRoom() || !a.cache.admit(tkey) || a.cache.seenBefore(key) || !a.cache.startBuilding(tkey) {
 		a.snap.EvaluateEach(ctx, enc.add)
 		return
 	}
+	defer a.cache.doneBuilding(tkey)
 	enc.rec = &templateBuilder{}
 	a.snap.EvaluateEach(ctx, enc.add)
 	t := enc.rec.template(a.snap, ctx, a.pieces, !all)

@@ -154,7 +154,7 @@ func runEdge(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	proxy.NewLogger(stderr, s.cfg.UseJSONLogger, "info").Info("signalbox edge listening",
 		"version", buildVersion(), "addr", ln.Addr().String(), "url", listenURL(ln.Addr())+e.Config().BasePath, "upstream", upstream)
-	return serveNode(ctx, e.Handler(), e.Run, e.CloseStreams, ln, log)
+	return serveNode(ctx, e.Handler(), e.Run, e.Ready, e.CloseStreams, ln, log)
 }
 
 // parseEdge reads the options: environment first, then flags.

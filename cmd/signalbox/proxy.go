@@ -81,7 +81,7 @@ func runProxy(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	// level (warn by default), so this one line is written at info through
 	// a logger of its own.
 	proxy.NewLogger(stderr, cfg.UseJSONLogger, "info").Info("signalbox proxy listening", attrs...)
-	return serveNode(ctx, p.Handler(), p.Run, nil, ln, log)
+	return serveNode(ctx, p.Handler(), p.Run, p.Ready, nil, ln, log)
 }
 
 // loadScripts turns the strategy and enricher files into Go values.
@@ -104,33 +104,17 @@ func loadScripts(cfg *proxy.Config, log *slog.Logger) error {
 	return nil
 }
 
-// nodeGCPercent is the garbage collector's target for proxy and Edge
-// nodes, unless GOGC says otherwise (ok false). A node's heap is its
-// compiled configuration (a few MB at thousands of flags) and about a
-// kilobyte of garbage per request, so collecting at 25% growth instead of
-// Go's 100% keeps the heap near the configuration's size at little cost:
-// marking a 5,000-flag configuration takes about 1.5 ms, once per some
-// thousand requests. After sbbench's 5,000-flag load (static build) the
-// RSS was 31–32 MiB at 50% and 29–30 at 25%, with requests per second
-// within the runs' noise at every size. At 100% a small configuration's
-// requests cost 1.5 µs of CPU less each (of about 23; its small heap is
-// collected every few hundred requests at 25%), for 2 MiB more RSS there
-// and 5 MiB at 5,000 flags.
-func nodeGCPercent(getenv func(string) string) (percent int, ok bool) {
-	if getenv("GOGC") != "" {
-		return 0, false
-	}
-	return 25, true
-}
-
 // serveNode serves a proxy or Edge node on ln and runs its sync loops
 // (run); when ctx ends it stops accepting requests (calling onShutdown,
 // when set, as shutdown begins), finishes those in flight, and lets run
-// flush the metrics it holds.
-func serveNode(ctx context.Context, handler http.Handler, run func(context.Context) error, onShutdown func(), ln net.Listener, log *slog.Logger) error {
-	if percent, ok := nodeGCPercent(os.Getenv); ok {
-		debug.SetGCPercent(percent)
+// flush the metrics it holds. Once the node is ready its memory is
+// settled (see settleNode).
+func serveNode(ctx context.Context, handler http.Handler, run func(context.Context) error, ready func() bool, onShutdown func(), ln net.Listener, log *slog.Logger) error {
+	tuneGC := os.Getenv("GOGC") == ""
+	if tuneGC {
+		debug.SetGCPercent(nodeStartGCPercent)
 	}
+	go settleNode(ctx, ready, tuneGC, log)
 	srv := newHTTPServer(handler, log)
 	if onShutdown != nil {
 		srv.RegisterOnShutdown(onShutdown) // ends streams, which would hold the shutdown

@@ -54,21 +54,21 @@ func TestProxyListeningLine(t *testing.T) {
 
 func TestNodeGCPercent(t *testing.T) {
 	tests := []struct {
-		name    string
-		env     map[string]string
+		live    uint64
 		percent int
-		ok      bool
 	}{
-		{"GOGC unset: the node's own target", nil, 25, true},
-		{"GOGC set: left to it", map[string]string{"GOGC": "200"}, 0, false},
-		{"GOGC off: left to it", map[string]string{"GOGC": "off"}, 0, false},
+		{0, 100},        // unknown: Go's own default
+		{1 << 20, 100},  // small heaps: never past Go's default
+		{2 << 20, 100},  // the headroom is the heap
+		{3 << 20, 66},   // 2 MiB of 3
+		{4 << 20, 50},   // the headroom is half the heap
+		{8 << 20, 25},   // a quarter
+		{160 << 20, 25}, // large heaps grow by a quarter at most
+		{1<<64 - 1, 25}, // no overflow
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			percent, ok := nodeGCPercent(func(k string) string { return tt.env[k] })
-			if percent != tt.percent || ok != tt.ok {
-				t.Errorf("got %d, %v; want %d, %v", percent, ok, tt.percent, tt.ok)
-			}
-		})
+		if got := nodeGCPercent(tt.live); got != tt.percent {
+			t.Errorf("nodeGCPercent(%d) = %d, want %d", tt.live, got, tt.percent)
+		}
 	}
 }
