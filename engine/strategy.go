@@ -198,7 +198,10 @@ func (s *strategy) isOn(ctx *Context, e *run) bool {
 	case stratCustom:
 		// User code may use randomness, the clock or any field.
 		e.volatile, e.perUser = true, true
-		return s.more.custom.IsEnabled(s.more.params, ctx)
+		// User code gets a copy, which the compiler must assume it keeps:
+		// the caller's context then stays on its stack.
+		c := *ctx
+		return s.more.custom.IsEnabled(s.more.params, &c)
 	}
 	return false
 }

@@ -30,7 +30,11 @@ func (p *Proxy) finishContext(ctx *engine.Context, r *http.Request, randomSessio
 		madeUp = true
 	}
 	for _, enrich := range p.cfg.Enrichers {
-		enrich(ctx)
+		// A copy for the enricher, which the compiler must assume keeps
+		// it: ctx itself then stays on the caller's stack.
+		c := *ctx
+		enrich(&c)
+		*ctx = c
 	}
 	if p.cfg.Environment != "" {
 		ctx.Environment = p.cfg.Environment

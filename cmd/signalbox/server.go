@@ -118,6 +118,7 @@ func runServer(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	url := listenURL(ln.Addr())
 	log.Info("listening", "addr", ln.Addr().String(), "url", url, "docs", url+"/docs/openapi/")
+	go giveBackStartup(log)
 	return serve(ctx, log, ln, srv.Handler(), srv.Run, srv.CloseStreams)
 }
 

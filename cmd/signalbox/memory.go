@@ -40,11 +40,8 @@ func nodeGCPercent(live uint64) int {
 }
 
 // settleNode waits until the node is ready, then gives back what starting
-// took: the garbage of the first configuration (returned to the
-// operating system at once, not over minutes), and the executable's pages
-// that only start-up touched (see memtrim). With tuneGC it then sets the
-// collector's target from the live heap, and keeps following it until ctx
-// ends.
+// took (giveBackStartup). With tuneGC it then sets the collector's target
+// from the live heap, and keeps following it until ctx ends.
 func settleNode(ctx context.Context, ready func() bool, tuneGC bool, log *slog.Logger) {
 	poll := time.NewTicker(50 * time.Millisecond)
 	defer poll.Stop()
@@ -55,12 +52,7 @@ func settleNode(ctx context.Context, ready func() bool, tuneGC bool, log *slog.L
 		case <-poll.C:
 		}
 	}
-	debug.FreeOSMemory()
-	if dropped, err := memtrim.DropExecutablePages(); err != nil {
-		log.Debug("start-up pages kept", "err", err)
-	} else {
-		log.Debug("start-up pages dropped", "bytes", dropped)
-	}
+	giveBackStartup(log)
 	if !tuneGC {
 		return
 	}
@@ -77,6 +69,19 @@ func settleNode(ctx context.Context, ready func() bool, tuneGC bool, log *slog.L
 			return
 		case <-retune.C:
 		}
+	}
+}
+
+// giveBackStartup returns what starting took once a process is ready to
+// serve: the garbage of reading the first configuration (returned to the
+// operating system at once, not over minutes), and the executable's pages
+// that only start-up touched (see memtrim).
+func giveBackStartup(log *slog.Logger) {
+	debug.FreeOSMemory()
+	if dropped, err := memtrim.DropExecutablePages(); err != nil {
+		log.Debug("start-up pages kept", "err", err)
+	} else {
+		log.Debug("start-up pages dropped", "bytes", dropped)
 	}
 }
 
