@@ -43,7 +43,7 @@ func nodeGCPercent(live uint64) int {
 // took (giveBackStartup). With tuneGC it then sets the collector's target
 // from the live heap, and keeps following it until ctx ends.
 func settleNode(ctx context.Context, ready func() bool, tuneGC bool, log *slog.Logger) {
-	poll := time.NewTicker(50 * time.Millisecond)
+	poll := time.NewTicker(200 * time.Millisecond)
 	defer poll.Stop()
 	for !ready() {
 		select {
