@@ -13,12 +13,13 @@ import (
 // A proxy or Edge node's heap is its compiled configuration (a few MB at
 // thousands of flags) and about a kilobyte of garbage per request. The
 // garbage collector's target (GOGC, unless set) follows the heap's size:
-// a heap grows by at least nodeGCHeadroom before it is collected, and
-// by no more than a quarter once the configuration is larger than four
-// times that. A small configuration is then collected every few thousand
-// requests rather than every few hundred (each of its requests cost about
-// 1.5 µs of CPU more at 25%), and a large one keeps its heap close to its
-// size: the RSS after sbbench's 5,000-flag load is the measure.
+// a heap grows by nodeGCHeadroom before it is collected; a smaller one by
+// all of itself (Go's minimum heap of 4 MB then applies), and one over
+// four times that by a quarter. A small configuration is then collected
+// every few thousand requests rather than every few hundred (each of its
+// requests cost about 1.5 µs of CPU more at 25%), and a large one keeps
+// its heap close to its size: the RSS after sbbench's 5,000-flag load is
+// the measure.
 const (
 	nodeGCHeadroom = 2 << 20
 	// nodeStartGCPercent holds until the node is ready: decoding and

@@ -14,8 +14,10 @@ import (
 // size of the address ranges it advised. Those pages are clean copies of
 // the file: the ones still in use fault back in from the page cache on
 // their next access (a minor fault, no disk read while the cache holds
-// them), and the rest stop counting in the process's RSS. Writable
-// mappings are never touched, since dropping them would lose their data.
+// them), and the rest stop counting in the process's RSS. The kernel
+// drops such pages itself whenever it needs the memory; this drops them
+// now. Writable mappings are never touched, since dropping them would lose
+// their data.
 func DropExecutablePages() (int64, error) {
 	exe, err := os.Readlink("/proc/self/exe")
 	if err != nil {
