@@ -110,7 +110,11 @@ func (b *contextBuilder) context() engine.Context {
 // qs-style properties[name]=value form. Parsing by hand avoids building a
 // url.Values map per request; malformed escapes are kept as written, as
 // the reference's query parser does.
-func ContextFromQuery(raw string) engine.Context {
+func ContextFromQuery(raw string) engine.Context { return contextFromQuery(raw, true) }
+
+// contextFromQuery is ContextFromQuery; without shortcut every key is
+// unescaped whole, as FuzzContextFromQuery compares.
+func contextFromQuery(raw string, shortcut bool) engine.Context {
 	var b contextBuilder
 	for raw != "" {
 		var pair string
@@ -119,6 +123,12 @@ func ContextFromQuery(raw string) engine.Context {
 			continue
 		}
 		k, v, _ := strings.Cut(pair, "=")
+		if name, ok := escapedPropertyKey(k); ok && shortcut {
+			if name != "" {
+				b.setProperty(name, unescape(v))
+			}
+			continue
+		}
 		k, v = unescape(k), unescape(v)
 		if name, ok := propertyKey(k); ok {
 			if name != "" {
@@ -140,6 +150,28 @@ func propertyKey(k string) (string, bool) {
 		return "", false
 	}
 	return rest[:len(rest)-1], true
+}
+
+// escapedPropertyKey recognises "properties%5Bname%5D", the form in which
+// browsers' URLSearchParams send properties[name], when name itself holds
+// no escapes: name is then the query's own bytes, with no unescaped copy
+// of the whole key to make (names with escapes take propertyKey's way).
+func escapedPropertyKey(k string) (string, bool) {
+	const prefix = len(fieldProperties)
+	if len(k) < prefix+6 || k[:prefix] != fieldProperties || !isEscaped(k[prefix:prefix+3], 'B') || !isEscaped(k[len(k)-3:], 'D') {
+		return "", false
+	}
+	name := k[prefix+3 : len(k)-3]
+	if strings.ContainsAny(name, "%+") {
+		return "", false
+	}
+	return name, true
+}
+
+// isEscaped reports whether s is the escape %5<hex> in either case: "[" is
+// %5B, "]" %5D.
+func isEscaped(s string, hex byte) bool {
+	return s[0] == '%' && s[1] == '5' && (s[2] == hex || s[2] == hex-'A'+'a')
 }
 
 func unescape(s string) string {
