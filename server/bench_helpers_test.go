@@ -22,7 +22,7 @@ func newBenchServer(b *testing.B, _ *testing.T, n int) *testServer {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { st.Close() })
-	if _, err := Bootstrap(ctx, st, BootstrapConfig{ClientTokens: []string{testClientToken}, AdminPassword: testAdminPassword}); err != nil {
+	if _, err := Bootstrap(ctx, st, BootstrapConfig{ClientTokens: []string{testClientToken}, FrontendTokens: []string{testFrontendToken}, AdminPassword: testAdminPassword}); err != nil {
 		b.Fatal(err)
 	}
 	if err := fixture.Seed(ctx, st, fixture.Features(n, 1), store.EnvDevelopment); err != nil {
