@@ -55,3 +55,16 @@ func (d *discardRecorder) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 func (d *discardRecorder) reset() { clear(d.h); d.code = 0; d.n = 0 }
+
+// serveEach serves the request next returns through h once per benchmark
+// iteration, into rec, and stops the benchmark on any status but want.
+func serveEach(b *testing.B, h http.Handler, rec *discardRecorder, want int, next func() *http.Request) {
+	b.ReportAllocs()
+	for b.Loop() {
+		rec.reset()
+		h.ServeHTTP(rec, next())
+		if rec.code != want {
+			b.Fatal(rec.code)
+		}
+	}
+}

@@ -165,40 +165,19 @@ func BenchmarkClientFeatures(b *testing.B) {
 		h.ServeHTTP(rec, req)
 		etag := rec.Header().Get("ETag")
 		b.Run(fmt.Sprintf("200/%d", n), func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				rec.reset()
-				h.ServeHTTP(rec, req)
-				if rec.code != http.StatusOK {
-					b.Fatal(rec.code)
-				}
-			}
+			serveEach(b, h, rec, http.StatusOK, func() *http.Request { return req })
 			b.SetBytes(int64(rec.n))
 		})
 		gz := req.Clone(req.Context())
 		gz.Header.Set("Accept-Encoding", "gzip")
 		b.Run(fmt.Sprintf("200-gzip/%d", n), func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				rec.reset()
-				h.ServeHTTP(rec, gz)
-				if rec.code != http.StatusOK {
-					b.Fatal(rec.code)
-				}
-			}
+			serveEach(b, h, rec, http.StatusOK, func() *http.Request { return gz })
 			b.ReportMetric(float64(rec.n), "gzip-bytes")
 		})
 		cond := req.Clone(req.Context())
 		cond.Header.Set("If-None-Match", etag)
 		b.Run(fmt.Sprintf("304/%d", n), func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				rec.reset()
-				h.ServeHTTP(rec, cond)
-				if rec.code != http.StatusNotModified {
-					b.Fatal(rec.code)
-				}
-			}
+			serveEach(b, h, rec, http.StatusNotModified, func() *http.Request { return cond })
 		})
 	}
 }
