@@ -51,6 +51,9 @@ type bench struct {
 	// skip the reference server; pg is its PostgreSQL, once started.
 	unleashDir string
 	pg         *pgtest.Cluster
+	// profileDir, when set, receives a CPU profile of every signalbox
+	// process the benchmark runs (see profiled).
+	profileDir string
 }
 
 func newBench(ctx context.Context, bin string, dur time.Duration, conc int, withRef bool) (*bench, error) {
@@ -82,6 +85,15 @@ func newBench(ctx context.Context, bin string, dur time.Duration, conc int, with
 		b.unleashDir = unleashDir()
 	}
 	return b, nil
+}
+
+// profiled is env, plus the file a signalbox process of the given mode
+// and flag count writes its CPU profile to when profiles are asked for.
+func (b *bench) profiled(mode string, n int, env ...string) []string {
+	if b.profileDir == "" {
+		return env
+	}
+	return append(env, fmt.Sprintf("SIGNALBOX_CPU_PROFILE=%s/%s-%d.pprof", b.profileDir, mode, n))
 }
 
 func (b *bench) close() {
@@ -171,10 +183,10 @@ func (b *bench) proxyRound(n int) error {
 		return err
 	}
 	_, port, _ := net.SplitHostPort(addr)
-	proxy, err := startChild("signalbox proxy", pinned(serverCPU, b.bin, "proxy"), []string{
-		"PORT=" + port, "SERVICE_URL=" + up + "/api", "SERVICE_API_TOKEN=" + clientToken,
-		"SERVICE_PROXY_CLIENT_KEYS=" + clientKey, "SIGNALBOX_PROXY_BACKUP_DIR=" + b.dir, "LOG_LEVEL=error",
-	})
+	proxy, err := startChild("signalbox proxy", pinned(serverCPU, b.bin, "proxy"), b.profiled("proxy", n,
+		"PORT="+port, "SERVICE_URL="+up+"/api", "SERVICE_API_TOKEN="+clientToken,
+		"SERVICE_PROXY_CLIENT_KEYS="+clientKey, "SIGNALBOX_PROXY_BACKUP_DIR="+b.dir, "LOG_LEVEL=error",
+	))
 	if err != nil {
 		return err
 	}
@@ -272,9 +284,9 @@ func (b *bench) serverRound(n int) error {
 		return err
 	}
 	host, port, _ := net.SplitHostPort(addr)
-	srv, err := startChild("signalbox server", pinned(serverCPU, b.bin, "server"), []string{
-		"PORT=" + port, "HTTP_HOST=" + host, "DATA_DIR=" + dataDir, "LOG_LEVEL=error",
-	})
+	srv, err := startChild("signalbox server", pinned(serverCPU, b.bin, "server"), b.profiled("server", n,
+		"PORT="+port, "HTTP_HOST="+host, "DATA_DIR="+dataDir, "LOG_LEVEL=error",
+	))
 	if err != nil {
 		return err
 	}

@@ -18,6 +18,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -35,6 +36,7 @@ func main() {
 	streams := flag.Int("streams", 0, "instead of the load tables: open this many streams on one server and measure memory, idle CPU and change latency")
 	changes := flag.Int("changes", 50, "with -streams: changes to time")
 	streamFlags := flag.Int("stream-flags", 60, "with -streams: flags on the server")
+	profiles := flag.String("cpu-profiles", "", "write a CPU profile of every signalbox process to this directory (scripts/pgo.sh merges them into the build's profile)")
 	flag.Parse()
 
 	if *plain != "" {
@@ -62,6 +64,14 @@ func main() {
 		fail(err)
 	}
 	defer b.close()
+	if *profiles != "" {
+		if b.profileDir, err = filepath.Abs(*profiles); err != nil {
+			fail(err)
+		}
+		if err := os.MkdirAll(b.profileDir, 0o755); err != nil {
+			fail(err)
+		}
+	}
 	if *streams > 0 {
 		if *streams > 15000 || *changes < 1 || *changes > 1000 || *streamFlags < 1 || *streamFlags > 20000 {
 			fail(fmt.Errorf("-streams is at most 15000, -changes 1 to 1000 and -stream-flags 1 to 20000"))

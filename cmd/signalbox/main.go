@@ -59,7 +59,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		usage(stderr)
 		return 2
 	}
-	if err := cmd(ctx, args[1:], stdout, stderr); err != nil {
+	stopProfile, err := startCPUProfile(os.Getenv)
+	if err != nil {
+		fmt.Fprintf(stderr, "signalbox %s: %v\n", args[0], err)
+		return 2
+	}
+	err = cmd(ctx, args[1:], stdout, stderr)
+	if perr := stopProfile(); perr != nil {
+		fmt.Fprintf(stderr, "signalbox %s: %v\n", args[0], perr)
+	}
+	if err != nil {
 		var ue usageError
 		if errors.As(err, &ue) {
 			fmt.Fprintf(stderr, "signalbox %s: %v\n", args[0], err)

@@ -121,6 +121,12 @@ func serveNode(ctx context.Context, handler http.Handler, run func(context.Conte
 	}
 	// Every proxy answer is small and computed from memory.
 	srv.WriteTimeout = 30 * time.Second
+	// A node's bodies are small too (SDK contexts and metrics, 1 MiB at
+	// most by default): the whole request is read within the headers'
+	// time. With the two bounds equal, net/http sets one read deadline per
+	// request instead of two (about 0.2 µs each: net/http's four deadlines
+	// per request took 3% of the CPU of a 60-flag answer).
+	srv.ReadTimeout = srv.ReadHeaderTimeout
 	// Run gets its own context, cancelled only once the server has drained:
 	// requests still in flight at SIGTERM are counted before the final
 	// metrics upload, not after it.

@@ -345,23 +345,28 @@ func TestSlowBodyIsCutOff(t *testing.T) {
 	defer func(h, r time.Duration) { readHeaderTimeout, readTimeout = h, r }(readHeaderTimeout, readTimeout)
 	readHeaderTimeout, readTimeout = 300*time.Millisecond, 600*time.Millisecond
 	r := startServerCmd(t, map[string]string{"DATA_DIR": t.TempDir(), "ADMIN_PASSWORD": "Strong-Pass-123"})
+	trickleUntilClosed(t, strings.TrimPrefix(r.url, "http://"), "/auth/simple/login", 20*time.Second)
+}
 
-	conn, err := net.Dial("tcp", strings.TrimPrefix(r.url, "http://"))
+// trickleUntilClosed starts a POST to path on addr whose 1,000-byte body
+// comes a byte every 100 ms, and fails unless the server closes the
+// connection within limit.
+func trickleUntilClosed(t *testing.T, addr, path string, limit time.Duration) {
+	t.Helper()
+	conn, err := net.Dial("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	if _, err := io.WriteString(conn, "POST /auth/simple/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"); err != nil {
+	if _, err := io.WriteString(conn, "POST "+path+" HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"); err != nil {
 		t.Fatal(err)
 	}
-	// Keep trickling until the server gives up; the bound only keeps a
-	// broken server from hanging the test.
 	closed := make(chan error, 1)
 	go func() {
 		_, err := io.Copy(io.Discard, conn)
 		closed <- err
 	}()
-	deadline := time.After(20 * time.Second)
+	deadline := time.After(limit)
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
 	for {
@@ -369,7 +374,7 @@ func TestSlowBodyIsCutOff(t *testing.T) {
 		case <-closed:
 			return // the server closed the connection
 		case <-deadline:
-			t.Fatal("the server still holds a connection whose body never ends")
+			t.Fatalf("the server still holds a connection whose body never ends after %v", limit)
 		case <-tick.C:
 			_, _ = conn.Write([]byte(" "))
 		}
