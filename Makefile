@@ -1,5 +1,5 @@
 # Convenience targets; scripts/test.sh is what CI runs.
-.PHONY: build test bench bench-go bench-load
+.PHONY: build test bench bench-go bench-load pgo
 
 # The release binary: static (no C library to find or map at run time),
 # without paths of the build machine.
@@ -19,3 +19,8 @@ bench-load:
 	go run ./cmd/sbbench -sizes 60,500,5000 -d 5s
 
 bench: bench-go bench-load
+
+# Re-records cmd/signalbox/default.pgo, the profile "go build" optimises
+# the binary for, from the proxy and server under the load benchmark.
+pgo:
+	./scripts/pgo.sh

@@ -71,6 +71,9 @@ func (s *Server) takeOver(w http.ResponseWriter, r *http.Request, q clientQuery,
 	if err != nil {
 		return false
 	}
+	if u, ok := conn.(interface{ NetConn() net.Conn }); ok {
+		conn = u.NetConn() // the socket itself, not a wrapper: its descriptor and vectored writes
+	}
 	_ = conn.SetReadDeadline(time.Time{})
 	ts := &takenStream{conn: conn, q: q, key: q.key(), cur: rev, fd: socketOf(conn)}
 

@@ -135,7 +135,7 @@ func serveNode(ctx context.Context, handler http.Handler, run func(context.Conte
 	runDone := make(chan error, 1)
 	go func() { runDone <- run(runCtx) }()
 	serveErr := make(chan error, 1)
-	go func() { serveErr <- srv.Serve(ln) }()
+	go func() { serveErr <- serveCoalescing(srv, ln) }()
 
 	select {
 	case err := <-serveErr:

@@ -24,7 +24,7 @@ func AccessLog(log *slog.Logger) Middleware {
 				next.ServeHTTP(w, r)
 				return
 			}
-			sw := statusWriterFor(w)
+			sw := statusWriterFor(w, r)
 			start := time.Now()
 			returned := false
 			// Deferred so that a request whose handler panicked is logged

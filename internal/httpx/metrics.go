@@ -49,7 +49,7 @@ func HTTPMetrics(reg prometheus.Registerer) (Middleware, error) {
 	var series seriesCache
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			sw := statusWriterFor(w)
+			sw := statusWriterFor(w, r)
 			start := time.Now()
 			returned := false
 			// Deferred so a panicking handler is still counted, as the 500

@@ -24,7 +24,7 @@ func Recover(log *slog.Logger) Middleware {
 	}
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			sw := statusWriterFor(w)
+			sw := statusWriterFor(w, r)
 			defer func() {
 				v := recover()
 				if v == nil {

@@ -22,6 +22,10 @@ type statusWriter struct {
 	// miss is room for the writer of a JSONMisses handed this writer, so
 	// that it needs no allocation of its own.
 	miss missWriter
+
+	// conn is the request's connection when it can send a complete answer
+	// in one write (see CoalescingListener).
+	conn *coalescingConn
 }
 
 // statusWriterFor returns w itself when it is a statusWriter, else a new
@@ -30,11 +34,11 @@ type statusWriter struct {
 // byte count and the unmatched mark are what a writer of its own would
 // record. (The shared one also sees what a middleware in between may write
 // before passing the request on, which is part of the same response.)
-func statusWriterFor(w http.ResponseWriter) *statusWriter {
+func statusWriterFor(w http.ResponseWriter, r *http.Request) *statusWriter {
 	if sw, ok := w.(*statusWriter); ok {
 		return sw
 	}
-	return &statusWriter{ResponseWriter: w}
+	return &statusWriter{ResponseWriter: w, conn: coalescingConnOf(r.Context())}
 }
 
 func (w *statusWriter) WriteHeader(code int) {
@@ -46,6 +50,9 @@ func (w *statusWriter) WriteHeader(code int) {
 }
 
 func (w *statusWriter) Write(p []byte) (int, error) {
+	if w.bytes == 0 && w.conn != nil && len(p) >= coalesceMin && wholeBody(w.ResponseWriter.Header(), p) {
+		w.conn.arm()
+	}
 	if !w.wrote {
 		w.status, w.wrote = http.StatusOK, true
 	}
