@@ -29,6 +29,7 @@ func main() {
 	sizes := flag.String("sizes", "60,500,5000", "flag counts to measure")
 	dur := flag.Duration("d", 5*time.Second, "duration of each measurement (at most 2m)")
 	conc := flag.Int("c", 16, "concurrent connections")
+	windows := flag.Int("windows", 2, "measure each row this many times and keep the fastest window (1 to 5)")
 	bin := flag.String("bin", "", "signalbox binary (default: build one)")
 	noRef := flag.Bool("no-reference", false, "skip the reference proxy even when installed")
 	plain := flag.String("serve-plain", "", "internal: serve this file as a plain handler on -addr")
@@ -49,6 +50,9 @@ func main() {
 	if *dur <= 0 || *dur > 2*time.Minute {
 		fail(fmt.Errorf("-d must be between 0 and 2m"))
 	}
+	if *windows < 1 || *windows > 5 {
+		fail(fmt.Errorf("-windows must be between 1 and 5"))
+	}
 	var ns []int
 	for _, s := range strings.Split(*sizes, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(s))
@@ -64,6 +68,7 @@ func main() {
 		fail(err)
 	}
 	defer b.close()
+	b.windows = *windows
 	if *profiles != "" {
 		if b.profileDir, err = filepath.Abs(*profiles); err != nil {
 			fail(err)
