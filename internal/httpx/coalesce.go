@@ -198,8 +198,17 @@ func (c *coalescingConn) CloseWrite() error {
 	return nil
 }
 
+// Close sends what is held, unless a write is under way in another
+// goroutine: Server.Close closing a connection whose write waits on a
+// client that does not read must end that write, not wait behind it.
 func (c *coalescingConn) Close() error {
-	_ = c.sendHeld()
+	if c.armed.Load() && c.mu.TryLock() {
+		if c.held != nil && c.err == nil {
+			_, c.err = c.Conn.Write(*c.held)
+		}
+		c.release()
+		c.mu.Unlock()
+	}
 	return c.Conn.Close()
 }
 
