@@ -159,9 +159,8 @@ var (
 	idleTimeout       = 2 * time.Minute
 )
 
-// newHTTPServer is the http.Server of both the server and the proxy. It
-// serves listeners wrapped by httpx.CoalescingListener (see
-// serveCoalescing): complete answers leave in one write.
+// newHTTPServer is the http.Server of both the server and the proxy,
+// served with httpx.ServeCoalescing: complete answers leave in one write.
 func newHTTPServer(h http.Handler, log *slog.Logger) *http.Server {
 	return &http.Server{
 		Handler:           h,
@@ -169,14 +168,7 @@ func newHTTPServer(h http.Handler, log *slog.Logger) *http.Server {
 		ReadTimeout:       readTimeout,
 		IdleTimeout:       idleTimeout,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelDebug),
-		ConnContext:       httpx.ConnContext,
 	}
-}
-
-// serveCoalescing serves hs on ln's connections wrapped so that complete
-// answers leave in one write.
-func serveCoalescing(hs *http.Server, ln net.Listener) error {
-	return hs.Serve(httpx.CoalescingListener(ln))
 }
 
 // serve serves h on ln and runs background work until ctx is cancelled,
@@ -191,7 +183,7 @@ func serve(ctx context.Context, log *slog.Logger, ln net.Listener, h http.Handle
 	bgDone := make(chan error, 1)
 	go func() { bgDone <- background(bgCtx) }()
 	serveErr := make(chan error, 1)
-	go func() { serveErr <- serveCoalescing(hs, ln) }()
+	go func() { serveErr <- httpx.ServeCoalescing(hs, ln) }()
 	select {
 	case err := <-serveErr:
 		stopBg()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"net"
+	"net/http"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -17,7 +18,7 @@ import (
 // reader: for an answer of a few kilobytes the second write costs as much
 // as everything the handler does.
 //
-// CoalescingListener's connections send such an answer in one write when
+// ServeCoalescing's connections send such an answer in one write when
 // it is complete before its first byte leaves: a handler that writes its
 // whole body at once, with Content-Length set to that length (the client,
 // frontend and proxy APIs answer so), arms the connection through the
@@ -30,13 +31,15 @@ import (
 // it then flushes the rest, or touches the connection's read side
 // (deadlines, the next request), or closes it.
 
-// CoalescingListener wraps ln's connections so that a complete answer can
-// leave in one write; the server's ConnContext must be ConnContext.
-func CoalescingListener(ln net.Listener) net.Listener { return coalescingListener{ln} }
+// ServeCoalescing serves srv on ln's connections wrapped so that a
+// complete answer can leave in one write. It sets srv.ConnContext, through
+// which a request's statusWriter finds its connection.
+func ServeCoalescing(srv *http.Server, ln net.Listener) error {
+	srv.ConnContext = connContext
+	return srv.Serve(coalescingListener{ln})
+}
 
-// ConnContext is the http.Server ConnContext that lets a request's
-// statusWriter find its coalescing connection.
-func ConnContext(ctx context.Context, c net.Conn) context.Context {
+func connContext(ctx context.Context, c net.Conn) context.Context {
 	if cc, ok := c.(*coalescingConn); ok {
 		return context.WithValue(ctx, coalescingConnKey{}, cc)
 	}
@@ -55,10 +58,15 @@ func coalescingConnOf(ctx context.Context) *coalescingConn {
 // and leaves in one write anyway.
 const coalesceMin = 3 << 10
 
+// coalesceHoldMax is the largest write held: net/http's buffer. A larger
+// first write is a body written past that buffer (its headers went out
+// before), and goes out as it is.
+const coalesceHoldMax = 4 << 10
+
 // coalesceCopyMax bounds what is copied to send a held write and the one
 // after it as one buffer; larger pairs go out as one writev, which copies
-// nothing in the process (a held write is at most net/http's 4 KB).
-const coalesceCopyMax = 8 << 10
+// nothing more in the process.
+const coalesceCopyMax = 2 * coalesceHoldMax
 
 type coalescingListener struct{ net.Listener }
 
@@ -71,7 +79,7 @@ func (l coalescingListener) Accept() (net.Conn, error) {
 }
 
 // coalescingConn is a connection whose next write can be held until the
-// one after it (see CoalescingListener). Writes come from the goroutine
+// one after it (see ServeCoalescing). Writes come from the goroutine
 // serving the connection; the mutex guards against a Close from another
 // one (Server.Close) and the read side.
 type coalescingConn struct {
@@ -104,6 +112,10 @@ func (c *coalescingConn) Write(p []byte) (int, error) {
 		return c.Conn.Write(p)
 	}
 	if c.held == nil {
+		if len(p) > coalesceHoldMax {
+			c.release()
+			return c.Conn.Write(p)
+		}
 		// net/http reuses its buffer once Write returns: keep a copy.
 		b := heldPool.Get().(*[]byte)
 		*b = append((*b)[:0], p...)
@@ -131,9 +143,7 @@ func (c *coalescingConn) Write(p []byte) (int, error) {
 func (c *coalescingConn) release() {
 	c.armed.Store(false)
 	if c.held != nil {
-		if cap(*c.held) <= coalesceCopyMax {
-			heldPool.Put(c.held)
-		}
+		heldPool.Put(c.held)
 		c.held = nil
 	}
 }
@@ -149,6 +159,11 @@ func (c *coalescingConn) sendHeld() error {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	return c.sendHeldLocked()
+}
+
+// sendHeldLocked is sendHeld with c.mu held.
+func (c *coalescingConn) sendHeldLocked() error {
 	if c.held == nil {
 		return c.err
 	}
@@ -203,10 +218,7 @@ func (c *coalescingConn) CloseWrite() error {
 // client that does not read must end that write, not wait behind it.
 func (c *coalescingConn) Close() error {
 	if c.armed.Load() && c.mu.TryLock() {
-		if c.held != nil && c.err == nil {
-			_, c.err = c.Conn.Write(*c.held)
-		}
-		c.release()
+		_ = c.sendHeldLocked()
 		c.mu.Unlock()
 	}
 	return c.Conn.Close()
@@ -223,7 +235,7 @@ func (c *coalescingConn) NetConn() net.Conn {
 
 // wholeBody reports whether p, written first, is the whole body h
 // announces with Content-Length.
-func wholeBody(h map[string][]string, p []byte) bool {
+func wholeBody(h http.Header, p []byte) bool {
 	v := h["Content-Length"]
 	if len(v) != 1 {
 		return false

@@ -45,8 +45,8 @@ func coalescingServer(t *testing.T, h http.Handler) (*httptest.Server, *atomic.I
 	t.Helper()
 	writes := new(atomic.Int64)
 	srv := httptest.NewUnstartedServer(Chain(h, Recover(slog.New(slog.NewTextHandler(io.Discard, nil)))))
-	srv.Listener = CoalescingListener(countingListener{srv.Listener, writes})
-	srv.Config.ConnContext = ConnContext
+	srv.Listener = coalescingListener{countingListener{srv.Listener, writes}}
+	srv.Config.ConnContext = connContext // as ServeCoalescing sets it
 	srv.Start()
 	t.Cleanup(srv.Close)
 	return srv, writes
@@ -74,6 +74,12 @@ func TestCoalescedAnswers(t *testing.T) {
 		w.Write(body(3 << 10))
 		w.Write(body(3 << 10))
 	})
+	mux.HandleFunc("/flushed-then-whole-40k", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Length", strconv.Itoa(40<<10))
+		w.WriteHeader(http.StatusOK)
+		w.(http.Flusher).Flush() // the headers leave alone; the body is written past net/http's buffer
+		w.Write(body(40 << 10))
+	})
 	srv, writes := coalescingServer(t, mux)
 
 	tests := []struct {
@@ -87,6 +93,7 @@ func TestCoalescedAnswers(t *testing.T) {
 		{path: "/whole-300k", size: 300 << 10},                     // the same
 		{path: "/unknown-length-6k", size: 6 << 10, wantWrites: 2}, // chunked: not armed
 		{path: "/in-parts-6k", size: 6 << 10, wantWrites: 2},       // not armed
+		{path: "/flushed-then-whole-40k", size: 40 << 10, wantWrites: 2},
 		{path: "/whole-6k", method: "HEAD", wantWrites: 1},
 		{path: "/whole-6k", size: 6 << 10, wantWrites: 1}, // after a HEAD on the same connection
 	}

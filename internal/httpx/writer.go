@@ -24,7 +24,7 @@ type statusWriter struct {
 	miss missWriter
 
 	// conn is the request's connection when it can send a complete answer
-	// in one write (see CoalescingListener).
+	// in one write (see ServeCoalescing).
 	conn *coalescingConn
 }
 
