@@ -117,10 +117,26 @@ func (b *bench) run(sizes []int) error {
 	return nil
 }
 
-// measure runs one load measurement against a process. With unique set,
-// every request carries a new value of that query parameter (a new context
-// for a proxy, so nothing can be answered from a cache).
+// measure runs one load measurement against a process: the fastest of
+// the bench's windows. With unique set, every request carries a new value
+// of that query parameter (a new context for a proxy, so nothing can be
+// answered from a cache).
 func (b *bench) measure(target, what string, n int, pid int, method, url string, body []byte, header http.Header, unique ...string) (load.Result, error) {
+	cfg := b.config(pid, method, url, body, header, unique...)
+	var res load.Result
+	for i := range max(b.windows, 1) {
+		w, err := b.window(target, what, cfg)
+		if err != nil {
+			return w, err
+		}
+		res = betterWindow(res, w, i == 0)
+	}
+	b.rows = append(b.rows, row{target: target, what: what, flags: n, res: res})
+	return res, nil
+}
+
+// config is the load of one window.
+func (b *bench) config(pid int, method, url string, body []byte, header http.Header, unique ...string) load.Config {
 	cfg := load.Config{
 		URL: url, Method: method, Body: body, Header: header,
 		Concurrency: b.conc, Duration: b.dur, PID: pid,
@@ -128,19 +144,19 @@ func (b *bench) measure(target, what string, n int, pid int, method, url string,
 	if len(unique) > 0 {
 		cfg.UniqueParam = unique[0]
 	}
-	var res load.Result
-	for i := range max(b.windows, 1) {
-		w, err := load.Run(b.ctx, cfg)
-		if err != nil {
-			return w, fmt.Errorf("%s %s: %w", target, what, err)
-		}
-		if ok := w.Status[http.StatusOK] + w.Status[http.StatusNotModified]; ok != w.Requests || w.Errors > 0 {
-			return w, fmt.Errorf("%s %s: statuses %v, %d errors", target, what, w.Status, w.Errors)
-		}
-		res = betterWindow(res, w, i == 0)
+	return cfg
+}
+
+// window runs one window of load; every answer must be a 200 or 304.
+func (b *bench) window(target, what string, cfg load.Config) (load.Result, error) {
+	w, err := load.Run(b.ctx, cfg)
+	if err != nil {
+		return w, fmt.Errorf("%s %s: %w", target, what, err)
 	}
-	b.rows = append(b.rows, row{target: target, what: what, flags: n, res: res})
-	return res, nil
+	if ok := w.Status[http.StatusOK] + w.Status[http.StatusNotModified]; ok != w.Requests || w.Errors > 0 {
+		return w, fmt.Errorf("%s %s: statuses %v, %d errors", target, what, w.Status, w.Errors)
+	}
+	return w, nil
 }
 
 // betterWindow is the row's result so far (best) against a new window (w):
@@ -221,33 +237,31 @@ func (b *bench) proxyRound(n int) error {
 	if err := proxy.waitHTTP(base+"/proxy/health", nil); err != nil {
 		return err
 	}
-	getRes, err := b.measure("signalbox proxy", "GET /proxy", n, proxy.pid(), "GET", base+query, nil, key)
+	// The plain handler serves the proxy's own GET answer, in turns with
+	// each of its rows.
+	answer, err := fetch(base+query, key)
 	if err != nil {
 		return err
 	}
-	if _, err := b.measure("signalbox proxy", "POST /proxy", n, proxy.pid(), "POST", base+"/proxy", postBody, key); err != nil {
+	plain, err := b.startPlain("same bytes as GET /proxy", n, answer, query, nil)
+	if err != nil {
+		return err
+	}
+	defer plain.proc.stop()
+	first := len(b.rows)
+	if _, err := b.measureBeside(plain, "signalbox proxy", "GET /proxy", n, proxy.pid(), "GET", base+query, nil, key); err != nil {
+		return err
+	}
+	if _, err := b.measureBeside(plain, "signalbox proxy", "POST /proxy", n, proxy.pid(), "POST", base+"/proxy", postBody, key); err != nil {
 		return err
 	}
 	// A new user each request, as many users each polling with their own
 	// id: the answer cache cannot help, and the flags that read the user id
 	// (rollouts, user lists, sticky variants) give other answers.
-	if _, err := b.measure("signalbox proxy", "GET /proxy, new context each request", n, proxy.pid(), "GET", base+newUserQuery, nil, key, "userId"); err != nil {
+	if _, err := b.measureBeside(plain, "signalbox proxy", "GET /proxy, new context each request", n, proxy.pid(), "GET", base+newUserQuery, nil, key, "userId"); err != nil {
 		return err
 	}
-
-	// The plain handler serves the proxy's own GET answer.
-	answer, err := fetch(base+query, key)
-	if err != nil {
-		return err
-	}
-	plainRes, err := b.measurePlain("same bytes as GET /proxy", n, answer, query, nil)
-	if err != nil {
-		return err
-	}
-	b.rows[len(b.rows)-4].note = ofPlain(getRes, plainRes, "plain")
-	for i := len(b.rows) - 3; i < len(b.rows)-1; i++ {
-		b.rows[i].note = ofPlain(b.rows[i].res, plainRes, "plain")
-	}
+	b.noteBeside(plain.finish(b), "plain", first, first+1, first+2)
 
 	if b.refDir == "" {
 		return nil
@@ -329,87 +343,63 @@ func (b *bench) serverRound(n int) error {
 	}
 	cond := http.Header{"Authorization": {clientToken}, "If-None-Match": {etag}}
 	fh := http.Header{"Authorization": {frontendToken}}
-	first := len(b.rows)
 	const frontendQuery = "/api/frontend?userId=123&sessionId=s-1"
-	for _, m := range []struct {
-		what, path string
-		h          http.Header
-		unique     []string
-	}{
-		{"GET /api/client/features (200)", "/api/client/features", h, nil},
-		{"GET /api/client/features (200, gzip)", "/api/client/features", gz, nil},
-		{"GET /api/client/features (304)", "/api/client/features", cond, nil},
-		{"GET /api/frontend", frontendQuery, fh, nil},
-		{"GET /api/frontend, new context each request", "/api/frontend?sessionId=s-1", fh, []string{"userId"}},
-	} {
-		if _, err := b.measure("signalbox server", m.what, n, srv.pid(), "GET", base+m.path, nil, m.h, m.unique...); err != nil {
-			return err
-		}
-	}
-	// The frontend rows against a plain handler serving the same answer.
+	// Plain handlers serving the same bytes as the 200 answers and the
+	// frontend answer, and a 304 with no body, each measured in turns with
+	// the rows compared with it.
 	frontendAnswer, err := fetch(base+frontendQuery, fh)
 	if err != nil {
 		return err
 	}
-	plainFrontend, err := b.measurePlain(fmt.Sprintf("same bytes as GET /api/frontend, %d bytes", len(frontendAnswer)), n, frontendAnswer, frontendQuery, nil)
+	plainFrontend, err := b.startPlain(fmt.Sprintf("same bytes as GET /api/frontend, %d bytes", len(frontendAnswer)), n, frontendAnswer, frontendQuery, nil)
 	if err != nil {
 		return err
 	}
-	for i := first + 3; i <= first+4; i++ {
-		b.rows[i].note = ofPlain(b.rows[i].res, plainFrontend, "plain")
-	}
-	// The plain handler serves the same bytes as the 200 answers, and a 304
-	// with no body.
-	var gzBody []byte
+	defer plainFrontend.proc.stop()
+	var plainClient [3]*plainHandler // 200, gzip, 304
 	for i, hd := range []http.Header{h, gz} {
 		body, err := fetch(base+"/api/client/features", hd)
 		if err != nil {
 			return err
 		}
-		row := &b.rows[first+i]
-		what := fmt.Sprintf("same bytes as %s, %d bytes", strings.TrimPrefix(row.what, "GET /api/client/features "), len(body))
-		plainRes, err := b.measurePlain(what, n, body, "/api/client/features", nil)
-		if err != nil {
+		what := fmt.Sprintf("same bytes as %s, %d bytes", []string{"(200)", "(200, gzip)"}[i], len(body))
+		if plainClient[i], err = b.startPlain(what, n, body, "/api/client/features", nil); err != nil {
 			return err
 		}
-		row = &b.rows[first+i] // measurePlain appended to b.rows
-		row.note = ofPlain(row.res, plainRes, "plain")
-		gzBody = body
+		defer plainClient[i].proc.stop()
 	}
-	plain304, err := b.measurePlain("304 for its ETag, no body", n, gzBody, "/api/client/features", http.Header{"If-None-Match": {plainETag}})
+	plainClient[2], err = b.startPlain("304 for its ETag, no body", n, nil, "/api/client/features", http.Header{"If-None-Match": {plainETag}})
 	if err != nil {
 		return err
 	}
-	b.rows[first+2].note = ofPlain(b.rows[first+2].res, plain304, "plain 304")
+	defer plainClient[2].proc.stop()
+
+	first := len(b.rows)
+	for _, m := range []struct {
+		what, path string
+		h          http.Header
+		plain      *plainHandler
+		unique     []string
+	}{
+		{"GET /api/client/features (200)", "/api/client/features", h, plainClient[0], nil},
+		{"GET /api/client/features (200, gzip)", "/api/client/features", gz, plainClient[1], nil},
+		{"GET /api/client/features (304)", "/api/client/features", cond, plainClient[2], nil},
+		{"GET /api/frontend", frontendQuery, fh, plainFrontend, nil},
+		{"GET /api/frontend, new context each request", "/api/frontend?sessionId=s-1", fh, plainFrontend, []string{"userId"}},
+	} {
+		if _, err := b.measureBeside(m.plain, "signalbox server", m.what, n, srv.pid(), "GET", base+m.path, nil, m.h, m.unique...); err != nil {
+			return err
+		}
+	}
+	b.noteBeside(plainFrontend.finish(b), "plain", first+3, first+4)
+	b.noteBeside(plainClient[0].finish(b), "plain", first)
+	b.noteBeside(plainClient[1].finish(b), "plain", first+1)
+	b.noteBeside(plainClient[2].finish(b), "plain 304", first+2)
 	if b.unleashDir == "" {
 		return nil
 	}
 	srv.stop() // the reference runs alone on the servers' CPU
 	return b.unleashRound(n, first)
-}
-
-// measurePlain runs the plain handler serving body (a gzip body with its
-// Content-Encoding) on the servers' CPU and measures it: the ceiling of
-// any handler answering those bytes on this machine.
-func (b *bench) measurePlain(what string, n int, body []byte, path string, header http.Header) (load.Result, error) {
-	file := filepath.Join(b.dir, fmt.Sprintf("plain-%d-%d.body", n, len(b.rows)))
-	if err := os.WriteFile(file, body, 0o644); err != nil {
-		return load.Result{}, err
-	}
-	addr, err := freeAddr()
-	if err != nil {
-		return load.Result{}, err
-	}
-	self, _ := os.Executable()
-	plain, err := startChild("plain handler", pinned(serverCPU, self, "-serve-plain", file, "-addr", addr), nil)
-	if err != nil {
-		return load.Result{}, err
-	}
-	defer plain.stop()
-	if err := plain.waitHTTP("http://"+addr+"/", nil); err != nil {
-		return load.Result{}, err
-	}
-	return b.measure("plain handler", what, n, plain.pid(), "GET", "http://"+addr+path, nil, header)
 }
 
 func fetch(url string, h http.Header) ([]byte, error) {
@@ -455,7 +445,8 @@ func (b *bench) report(w io.Writer) {
 		fmt.Fprintf(w, "| %s | %s | %d | %.0f | %s | %s | %s | %s | %s |\n", r.target, r.what, r.flags, r.res.RequestsPerSec,
 			dur(r.res.Latency.P50), dur(r.res.Latency.P99), cpu, rss, r.note)
 	}
-	fmt.Fprintf(w, "\n%d connections, each row the fastest of %d windows of %v, load generator on the other CPU(s). Reference: %s.\n", b.conc, max(b.windows, 1), b.dur, refText(b))
+	fmt.Fprintf(w, "\n%d connections, each row the fastest of %d windows of %v (a plain handler's row: of all its windows), load generator on the other CPU(s). Reference: %s.\n", b.conc, max(b.windows, 1), b.dur, refText(b))
+	fmt.Fprintf(w, "A row compared with a plain handler is measured in turns with it, window by window.\n")
 	fmt.Fprintf(w, "CPU per request is the server process's own CPU time over the row (all its threads; not Unleash's PostgreSQL) per answer, and how busy that kept its core.\n")
 	fmt.Fprintf(w, "Private memory is the anonymous part of RSS (heap, stacks); the rest is the executable's pages, shared through the page cache.\n")
 }
