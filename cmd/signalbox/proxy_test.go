@@ -69,24 +69,3 @@ func TestNodeSlowBodyIsCutOff(t *testing.T) {
 	port := startProxyCmd(t)
 	trickleUntilClosed(t, "127.0.0.1:"+port, "/edge/proxy", 10*time.Second)
 }
-
-func TestNodeGCPercent(t *testing.T) {
-	tests := []struct {
-		live    uint64
-		percent int
-	}{
-		{0, 100},        // unknown: Go's own default
-		{1 << 20, 100},  // small heaps: never past Go's default
-		{2 << 20, 100},  // the headroom is the heap
-		{3 << 20, 66},   // 2 MiB of 3
-		{4 << 20, 50},   // the headroom is half the heap
-		{8 << 20, 25},   // a quarter
-		{160 << 20, 25}, // large heaps grow by a quarter at most
-		{1<<64 - 1, 25}, // no overflow
-	}
-	for _, tt := range tests {
-		if got := nodeGCPercent(tt.live); got != tt.percent {
-			t.Errorf("nodeGCPercent(%d) = %d, want %d", tt.live, got, tt.percent)
-		}
-	}
-}

@@ -119,7 +119,12 @@ func runServer(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	url := listenURL(ln.Addr())
 	log.Info("listening", "addr", ln.Addr().String(), "url", url, "docs", url+"/docs/openapi/")
-	go giveBackStartup(log)
+	go func() {
+		giveBackStartup(log) // a collection: the live heap is known after it
+		if os.Getenv("GOGC") == "" {
+			followHeap(ctx, serverGC)
+		}
+	}()
 	return serve(ctx, log, ln, srv.Handler(), srv.Run, srv.CloseStreams)
 }
 
