@@ -23,6 +23,7 @@ const maxBody = 2 << 20
 type mux struct {
 	s *Server
 	*http.ServeMux
+	exact map[string]exactRoute // see exactRoutes
 }
 
 // Route describes one registered endpoint.

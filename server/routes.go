@@ -8,10 +8,15 @@ import (
 	"github.com/signalbox/signalbox/store"
 )
 
-// routes builds the router: the public and SDK routes here, then every
-// admin area of adminAreas.
+// routes builds the server's handler: the router inside the middleware.
 func (s *Server) routes() (http.Handler, error) {
-	m := mux{s: s, ServeMux: http.NewServeMux()}
+	return s.middleware(s.router())
+}
+
+// router registers the public and SDK routes here, then every admin area
+// of adminAreas, and records them in the route table.
+func (s *Server) router() *exactRoutes {
+	m := mux{s: s, ServeMux: http.NewServeMux(), exact: map[string]exactRoute{}}
 
 	m.public("GET /health", s.handleHealth)
 	m.public("GET /ready", s.handleReady)
@@ -50,7 +55,7 @@ func (s *Server) routes() (http.Handler, error) {
 		}
 		return notFoundPath(r)
 	})
-	return s.middleware(m.ServeMux)
+	return &exactRoutes{get: m.exact, mux: m.ServeMux}
 }
 
 // adminCatchAllPattern matches every admin path. Having no method, it also

@@ -252,7 +252,7 @@ func (s *Server) prometheusHandler() http.Handler {
 	return promhttp.HandlerFor(s.registry, promhttp.HandlerOpts{})
 }
 
-func (s *Server) middleware(mux *http.ServeMux) (http.Handler, error) {
+func (s *Server) middleware(mux http.Handler) (http.Handler, error) {
 	metrics, err := httpx.HTTPMetrics(s.registry)
 	if err != nil {
 		return nil, err
