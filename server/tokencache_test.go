@@ -3,8 +3,10 @@ package server
 import (
 	"context"
 	"crypto/sha256"
+	"hash/maphash"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/signalbox/signalbox/store"
@@ -68,3 +70,48 @@ func TestSecretDigest(t *testing.T) {
 }
 
 var digestSink [sha256.Size]byte
+
+// TestRecentSecrets: a secret found once is found again from its slot, and
+// a slot answers only for the very secret it holds.
+func TestRecentSecrets(t *testing.T) {
+	known := &cachedToken{APIToken: store.APIToken{TokenName: "known"}}
+	const secret = "default:development.0123456789abcdef"
+	newSet := func() *tokenSet {
+		return &tokenSet{byDigest: map[[sha256.Size]byte]*cachedToken{secretDigest(secret): known}, seed: maphash.MakeSeed()}
+	}
+	slotOf := func(set *tokenSet, s string) *atomic.Pointer[recentSecret] {
+		return &set.recent[maphash.String(set.seed, s)%recentSecrets]
+	}
+
+	set := newSet()
+	if got := set.find(secret); got != known {
+		t.Fatalf("find = %v, want the token", got)
+	}
+	if r := slotOf(set, secret).Load(); r == nil || r.secret != secret || r.token != known {
+		t.Fatalf("the secret is not remembered in its slot: %+v", r)
+	}
+	// From the slot alone: the digest no longer knows it.
+	delete(set.byDigest, secretDigest(secret))
+	if got := set.find(secret); got != known {
+		t.Errorf("a remembered secret is not found from its slot")
+	}
+
+	wrong := []string{
+		secret[:len(secret)-1] + "0", // same length, last byte differs
+		"x" + secret[1:],             // first byte differs
+		secret[:len(secret)-1],       // a prefix
+		secret + "0",                 // longer
+		"",
+	}
+	for _, w := range wrong {
+		set := newSet()
+		// The slot the wrong secret lands in holds the right one.
+		slotOf(set, w).Store(&recentSecret{secret: secret, token: known})
+		if got := set.find(w); got != nil {
+			t.Errorf("find(%q) = %v, want nil", w, got)
+		}
+		if r := slotOf(set, w).Load(); r.secret != secret {
+			t.Errorf("find(%q) replaced the slot with %q: only tokens' secrets go in", w, r.secret)
+		}
+	}
+}
