@@ -30,6 +30,10 @@ import (
 // A held write is sent at the latest when net/http finishes the response:
 // it then flushes the rest, or touches the connection's read side
 // (deadlines, the next request), or closes it.
+//
+// The same connections also put off read deadlines set while no read is
+// under way until the next read (see SetReadDeadline): each one that
+// reaches the socket costs a trip through the runtime's timers.
 
 // ServeCoalescing serves srv on ln's connections wrapped so that a
 // complete answer can leave in one write. It sets srv.ConnContext, through
@@ -89,6 +93,12 @@ type coalescingConn struct {
 	held  *[]byte // the write being held, from heldPool
 	err   error   // from sending a held write outside Write
 	bufs  net.Buffers
+
+	// The read side (see SetReadDeadline): rmu guards the rest.
+	rmu      sync.Mutex
+	reading  bool      // a Read is under way
+	deadline time.Time // set while no Read was under way, for the next
+	pending  bool      // deadline is not applied yet
 }
 
 var heldPool = sync.Pool{New: func() any { b := make([]byte, 0, coalesceCopyMax); return &b }}
@@ -178,7 +188,18 @@ func (c *coalescingConn) Read(p []byte) (int, error) {
 	if err := c.sendHeld(); err != nil {
 		return 0, err
 	}
-	return c.Conn.Read(p)
+	c.rmu.Lock()
+	if c.pending {
+		c.pending = false
+		_ = c.Conn.SetReadDeadline(c.deadline) // fails only once closed, as the read will
+	}
+	c.reading = true
+	c.rmu.Unlock()
+	n, err := c.Conn.Read(p)
+	c.rmu.Lock()
+	c.reading = false
+	c.rmu.Unlock()
+	return n, err
 }
 
 // ReadFrom keeps net/http's sendfile path for files (see io.ReaderFrom on
@@ -195,12 +216,29 @@ func (c *coalescingConn) ReadFrom(r io.Reader) (int64, error) {
 
 func (c *coalescingConn) SetDeadline(t time.Time) error {
 	_ = c.sendHeld()
+	c.rmu.Lock()
+	defer c.rmu.Unlock()
+	c.pending = false
 	return c.Conn.SetDeadline(t)
 }
 
+// SetReadDeadline applies t at once to a Read under way (net/http ends its
+// background read so), and otherwise keeps it for the next Read: a deadline
+// only ever acts on reads, and of those set in between only the last one
+// counts. net/http sets six per request on a kept-alive connection: one
+// ends its background read (at once), the idle timeout waits for the next
+// request, and the header and body timeouts for the reads after it; three
+// reach the socket.
 func (c *coalescingConn) SetReadDeadline(t time.Time) error {
 	_ = c.sendHeld()
-	return c.Conn.SetReadDeadline(t)
+	c.rmu.Lock()
+	defer c.rmu.Unlock()
+	if c.reading {
+		c.pending = false
+		return c.Conn.SetReadDeadline(t)
+	}
+	c.deadline, c.pending = t, true
+	return nil
 }
 
 // CloseWrite ends the sending side, as net/http does before closing a
