@@ -151,4 +151,3 @@ func (l acceptFunc) Accept() (net.Conn, error) {
 	}
 	return l.wrap(c), nil
 }
-
