@@ -122,17 +122,7 @@ func (b *bench) run(sizes []int) error {
 // of that query parameter (a new context for a proxy, so nothing can be
 // answered from a cache).
 func (b *bench) measure(target, what string, n int, pid int, method, url string, body []byte, header http.Header, unique ...string) (load.Result, error) {
-	cfg := b.config(pid, method, url, body, header, unique...)
-	var res load.Result
-	for i := range max(b.windows, 1) {
-		w, err := b.window(target, what, cfg)
-		if err != nil {
-			return w, err
-		}
-		res = betterWindow(res, w, i == 0)
-	}
-	b.rows = append(b.rows, row{target: target, what: what, flags: n, res: res})
-	return res, nil
+	return b.measureBeside(nil, target, what, n, pid, method, url, body, header, unique...)
 }
 
 // config is the load of one window.
