@@ -35,6 +35,7 @@ type row struct {
 	target, what string
 	flags        int
 	res          load.Result
+	turns        []turn // with the plain handler it is compared with
 	note         string
 }
 
@@ -251,7 +252,8 @@ func (b *bench) proxyRound(n int) error {
 	if _, err := b.measureBeside(plain, "signalbox proxy", "GET /proxy, new context each request", n, proxy.pid(), "GET", base+newUserQuery, nil, key, "userId"); err != nil {
 		return err
 	}
-	b.noteBeside(plain.finish(b), "plain", first, first+1, first+2)
+	plain.finish(b)
+	b.noteBeside("plain", first, first+1, first+2)
 
 	if b.refDir == "" {
 		return nil
@@ -381,10 +383,14 @@ func (b *bench) serverRound(n int) error {
 			return err
 		}
 	}
-	b.noteBeside(plainFrontend.finish(b), "plain", first+3, first+4)
-	b.noteBeside(plainClient[0].finish(b), "plain", first)
-	b.noteBeside(plainClient[1].finish(b), "plain", first+1)
-	b.noteBeside(plainClient[2].finish(b), "plain 304", first+2)
+	plainFrontend.finish(b)
+	b.noteBeside("plain", first+3, first+4)
+	plainClient[0].finish(b)
+	b.noteBeside("plain", first)
+	plainClient[1].finish(b)
+	b.noteBeside("plain", first+1)
+	plainClient[2].finish(b)
+	b.noteBeside("plain 304", first+2)
 	if b.unleashDir == "" {
 		return nil
 	}
@@ -436,21 +442,9 @@ func (b *bench) report(w io.Writer) {
 			dur(r.res.Latency.P50), dur(r.res.Latency.P99), cpu, rss, r.note)
 	}
 	fmt.Fprintf(w, "\n%d connections, each row the fastest of %d windows of %v (a plain handler's row: of all its windows), load generator on the other CPU(s). Reference: %s.\n", b.conc, max(b.windows, 1), b.dur, refText(b))
-	fmt.Fprintf(w, "A row compared with a plain handler is measured in turns with it, window by window.\n")
+	fmt.Fprintf(w, "A row compared with a plain handler is measured in turns with it, window by window; its ratio is the median of the turns' ratios (each window of ours against the plain handler's right after it), and their range.\n")
 	fmt.Fprintf(w, "CPU per request is the server process's own CPU time over the row (all its threads; not Unleash's PostgreSQL) per answer, and how busy that kept its core.\n")
 	fmt.Fprintf(w, "Private memory is the anonymous part of RSS (heap, stacks); the rest is the executable's pages, shared through the page cache.\n")
-}
-
-// ofPlain notes how a row compares with the plain handler's: the ratio of
-// their rates, and the ratio of the plain handler's CPU per request to the
-// row's, the same comparison by work done, which the load generator's own
-// limit does not blur.
-func ofPlain(ours, plain load.Result, what string) string {
-	note := fmt.Sprintf("%.2f of %s", ours.RequestsPerSec/plain.RequestsPerSec, what)
-	if r, ok := cpuRatio(ours, plain); ok {
-		note += fmt.Sprintf(" (%.2f by CPU)", r)
-	}
-	return note
 }
 
 // timesRef notes how many times a reference's rate ours is, and how many
@@ -459,11 +453,20 @@ func ofPlain(ours, plain load.Result, what string) string {
 // is the fairer figure; it leaves out the CPU of processes the reference
 // uses besides its own (Unleash's PostgreSQL), which only flatters it.
 func timesRef(ours, ref load.Result, what string) string {
-	note := fmt.Sprintf("%.0f× %s", ours.RequestsPerSec/ref.RequestsPerSec, what)
+	note := times(ours.RequestsPerSec/ref.RequestsPerSec) + " " + what
 	if r, ok := cpuRatio(ours, ref); ok {
-		note += fmt.Sprintf(" (%.0f× by CPU)", r)
+		note += " (" + times(r) + " by CPU)"
 	}
 	return note
+}
+
+// times prints a ratio with a decimal below 100, where goals (20×, 60×)
+// are set and rounding could carry a ratio over one.
+func times(x float64) string {
+	if x < 100 {
+		return fmt.Sprintf("%.1f×", x)
+	}
+	return fmt.Sprintf("%.0f×", x)
 }
 
 // cpuRatio is other's CPU per request over ours, when both were measured.
