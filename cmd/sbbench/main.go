@@ -29,7 +29,7 @@ func main() {
 	sizes := flag.String("sizes", "60,500,5000", "flag counts to measure")
 	dur := flag.Duration("d", 5*time.Second, "duration of each measurement (at most 2m)")
 	conc := flag.Int("c", 16, "concurrent connections")
-	windows := flag.Int("windows", 2, "measure each row this many times and keep the fastest window; a ratio to a plain handler is the median of the windows' (1 to 5)")
+	windows := flag.Int("windows", 2, "measure each row this many times (1 to 5): a row shows its fastest window, its ratio to a plain handler the median of the turns'")
 	bin := flag.String("bin", "", "signalbox binary (default: build one)")
 	noRef := flag.Bool("no-reference", false, "skip the reference proxy even when installed")
 	plain := flag.String("serve-plain", "", "internal: serve this file as a plain handler on -addr")
