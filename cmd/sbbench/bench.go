@@ -35,7 +35,6 @@ type row struct {
 	target, what string
 	flags        int
 	res          load.Result
-	turns        []turn // with the plain handler it is compared with
 	note         string
 }
 
@@ -228,73 +227,73 @@ func (b *bench) proxyRound(n int) error {
 	if err := proxy.waitHTTP(base+"/proxy/health", nil); err != nil {
 		return err
 	}
-	// The plain handler serves the proxy's own GET answer, in turns with
-	// each of its rows.
+	// The plain handler serves the proxy's own GET answer, and the
+	// reference (when installed) waits beside it, paused but for its
+	// windows: both are measured in turns with each of the proxy's rows.
 	answer, err := fetch(base+query, key)
 	if err != nil {
 		return err
 	}
-	plain, err := b.startPlain("same bytes as GET /proxy", n, answer, query, nil)
+	plain, err := b.startPlain("same bytes as GET /proxy", "plain", n, answer, query, nil)
 	if err != nil {
 		return err
 	}
 	defer plain.proc.stop()
-	first := len(b.rows)
-	if _, err := b.measureBeside(plain, "signalbox proxy", "GET /proxy", n, proxy.pid(), "GET", base+query, nil, key); err != nil {
+	var refGet, refPost *companion
+	if b.refDir != "" {
+		ref, refBase, err := b.startReferenceProxy(up)
+		if err != nil {
+			return err
+		}
+		defer ref.stop()
+		// The reference answers from no cache: its GET is what a new
+		// context costs it as well.
+		refGet = &companion{target: "@unleash/proxy", what: "GET /proxy", flags: n, label: "reference", ref: true,
+			cfg: b.config(ref.pid(), "GET", refBase+query, nil, key), paused: ref}
+		refPost = &companion{target: "@unleash/proxy", what: "POST /proxy", flags: n, label: "reference", ref: true,
+			cfg: b.config(ref.pid(), "POST", refBase+"/proxy", postBody, key), paused: ref}
+		ref.pause()
+	}
+	if _, err := b.measureBeside(besides(&plain.companion, refGet), "signalbox proxy", "GET /proxy", n, proxy.pid(), "GET", base+query, nil, key); err != nil {
 		return err
 	}
-	if _, err := b.measureBeside(plain, "signalbox proxy", "POST /proxy", n, proxy.pid(), "POST", base+"/proxy", postBody, key); err != nil {
+	if _, err := b.measureBeside(besides(&plain.companion, refPost), "signalbox proxy", "POST /proxy", n, proxy.pid(), "POST", base+"/proxy", postBody, key); err != nil {
 		return err
 	}
 	// A new user each request, as many users each polling with their own
 	// id: the answer cache cannot help, and the flags that read the user id
 	// (rollouts, user lists, sticky variants) give other answers.
-	if _, err := b.measureBeside(plain, "signalbox proxy", "GET /proxy, new context each request", n, proxy.pid(), "GET", base+newUserQuery, nil, key, "userId"); err != nil {
+	if _, err := b.measureBeside(besides(&plain.companion, refGet), "signalbox proxy", "GET /proxy, new context each request", n, proxy.pid(), "GET", base+newUserQuery, nil, key, "userId"); err != nil {
 		return err
 	}
 	plain.finish(b)
-	b.noteBeside("plain", first, first+1, first+2)
-
-	if b.refDir == "" {
-		return nil
-	}
-	refAddr, err := freeAddr()
-	if err != nil {
-		return err
-	}
-	_, refPort, _ := net.SplitHostPort(refAddr)
-	ref, err := startChild("@unleash/proxy", pinned(serverCPU, "node", filepath.Join(b.refDir, "reference-proxy.cjs")), []string{
-		"UNLEASH_URL=" + up + "/api", "UNLEASH_API_TOKEN=" + clientToken, "UNLEASH_PROXY_CLIENT_KEYS=" + clientKey, "PORT=" + refPort,
-	})
-	if err != nil {
-		return err
-	}
-	defer ref.stop()
-	if err := ref.waitHTTP("http://"+refAddr+"/proxy/health", nil); err != nil {
-		return err
-	}
-	refGet, err := b.measure("@unleash/proxy", "GET /proxy", n, ref.pid(), "GET", "http://"+refAddr+query, nil, key)
-	if err != nil {
-		return err
-	}
-	refPost, err := b.measure("@unleash/proxy", "POST /proxy", n, ref.pid(), "POST", "http://"+refAddr+"/proxy", postBody, key)
-	if err != nil {
-		return err
-	}
-	for i := range b.rows {
-		r := &b.rows[i]
-		if r.target == "signalbox proxy" && r.flags == n {
-			ref := refGet
-			if strings.HasPrefix(r.what, "POST") {
-				ref = refPost
-			}
-			if r.note != "" {
-				r.note += ", "
-			}
-			r.note += timesRef(r.res, ref, "reference")
-		}
+	if refGet != nil {
+		b.rows = append(b.rows, refGet.row(), refPost.row())
 	}
 	return nil
+}
+
+// startReferenceProxy starts @unleash/proxy from test/compat on the
+// servers' CPU, reading upstream up; it returns the process and its base
+// URL.
+func (b *bench) startReferenceProxy(up string) (*child, string, error) {
+	addr, err := freeAddr()
+	if err != nil {
+		return nil, "", err
+	}
+	_, port, _ := net.SplitHostPort(addr)
+	ref, err := startChild("@unleash/proxy", pausable(pinned(serverCPU, "node", filepath.Join(b.refDir, "reference-proxy.cjs"))), []string{
+		"UNLEASH_URL=" + up + "/api", "UNLEASH_API_TOKEN=" + clientToken, "UNLEASH_PROXY_CLIENT_KEYS=" + clientKey, "PORT=" + port,
+	})
+	if err != nil {
+		return nil, "", err
+	}
+	base := "http://" + addr
+	if err := ref.waitHTTP(base+"/proxy/health", nil); err != nil {
+		ref.stop()
+		return nil, "", err
+	}
+	return ref, base, nil
 }
 
 func (b *bench) serverRound(n int) error {
@@ -337,13 +336,14 @@ func (b *bench) serverRound(n int) error {
 	fh := http.Header{"Authorization": {frontendToken}}
 	const frontendQuery = "/api/frontend?userId=123&sessionId=s-1"
 	// Plain handlers serving the same bytes as the 200 answers and the
-	// frontend answer, and a 304 with no body, each measured in turns with
-	// the rows compared with it.
+	// frontend answer, and a 304 with no body, and the reference server
+	// (when installed, paused but for its windows) beside ours, each
+	// measured in turns with the rows compared with it.
 	frontendAnswer, err := fetch(base+frontendQuery, fh)
 	if err != nil {
 		return err
 	}
-	plainFrontend, err := b.startPlain(fmt.Sprintf("same bytes as GET /api/frontend, %d bytes", len(frontendAnswer)), n, frontendAnswer, frontendQuery, nil)
+	plainFrontend, err := b.startPlain(fmt.Sprintf("same bytes as GET /api/frontend, %d bytes", len(frontendAnswer)), "plain", n, frontendAnswer, frontendQuery, nil)
 	if err != nil {
 		return err
 	}
@@ -355,47 +355,45 @@ func (b *bench) serverRound(n int) error {
 			return err
 		}
 		what := fmt.Sprintf("same bytes as %s, %d bytes", []string{"(200)", "(200, gzip)"}[i], len(body))
-		if plainClient[i], err = b.startPlain(what, n, body, "/api/client/features", nil); err != nil {
+		if plainClient[i], err = b.startPlain(what, "plain", n, body, "/api/client/features", nil); err != nil {
 			return err
 		}
 		defer plainClient[i].proc.stop()
 	}
-	plainClient[2], err = b.startPlain("304 for its ETag, no body", n, nil, "/api/client/features", http.Header{"If-None-Match": {plainETag}})
+	plainClient[2], err = b.startPlain("304 for its ETag, no body", "plain 304", n, nil, "/api/client/features", http.Header{"If-None-Match": {plainETag}})
 	if err != nil {
 		return err
 	}
 	defer plainClient[2].proc.stop()
-
-	first := len(b.rows)
+	var unleash *unleashServer
+	if b.unleashDir != "" {
+		if unleash, err = b.startUnleash(n); err != nil {
+			return err
+		}
+		defer unleash.proc.stop()
+	}
 	for _, m := range []struct {
 		what, path string
 		h          http.Header
-		plain      *plainHandler
+		beside     []*companion
 		unique     []string
 	}{
-		{"GET /api/client/features (200)", "/api/client/features", h, plainClient[0], nil},
-		{"GET /api/client/features (200, gzip)", "/api/client/features", gz, plainClient[1], nil},
-		{"GET /api/client/features (304)", "/api/client/features", cond, plainClient[2], nil},
-		{"GET /api/frontend", frontendQuery, fh, plainFrontend, nil},
-		{"GET /api/frontend, new context each request", "/api/frontend?sessionId=s-1", fh, plainFrontend, []string{"userId"}},
+		{"GET /api/client/features (200)", "/api/client/features", h, besides(&plainClient[0].companion, unleash.row(0)), nil},
+		{"GET /api/client/features (200, gzip)", "/api/client/features", gz, besides(&plainClient[1].companion, unleash.row(1)), nil},
+		{"GET /api/client/features (304)", "/api/client/features", cond, besides(&plainClient[2].companion, unleash.row(2)), nil},
+		{"GET /api/frontend", frontendQuery, fh, besides(&plainFrontend.companion), nil},
+		{"GET /api/frontend, new context each request", "/api/frontend?sessionId=s-1", fh, besides(&plainFrontend.companion), []string{"userId"}},
 	} {
-		if _, err := b.measureBeside(m.plain, "signalbox server", m.what, n, srv.pid(), "GET", base+m.path, nil, m.h, m.unique...); err != nil {
+		if _, err := b.measureBeside(m.beside, "signalbox server", m.what, n, srv.pid(), "GET", base+m.path, nil, m.h, m.unique...); err != nil {
 			return err
 		}
 	}
 	plainFrontend.finish(b)
-	b.noteBeside("plain", first+3, first+4)
-	plainClient[0].finish(b)
-	b.noteBeside("plain", first)
-	plainClient[1].finish(b)
-	b.noteBeside("plain", first+1)
-	plainClient[2].finish(b)
-	b.noteBeside("plain 304", first+2)
-	if b.unleashDir == "" {
-		return nil
+	for _, p := range plainClient {
+		p.finish(b)
 	}
-	srv.stop() // the reference runs alone on the servers' CPU
-	return b.unleashRound(n, first)
+	unleash.finish(b)
+	return nil
 }
 
 func fetch(url string, h http.Header) ([]byte, error) {
@@ -441,23 +439,10 @@ func (b *bench) report(w io.Writer) {
 		fmt.Fprintf(w, "| %s | %s | %d | %.0f | %s | %s | %s | %s | %s |\n", r.target, r.what, r.flags, r.res.RequestsPerSec,
 			dur(r.res.Latency.P50), dur(r.res.Latency.P99), cpu, rss, r.note)
 	}
-	fmt.Fprintf(w, "\n%d connections, each row the fastest of %d windows of %v (a plain handler's row: of all its windows), load generator on the other CPU(s). Reference: %s.\n", b.conc, max(b.windows, 1), b.dur, refText(b))
-	fmt.Fprintf(w, "A row compared with a plain handler is measured in turns with it, window by window; its ratio is the median of the turns' ratios (each window of ours against the plain handler's right after it), and their range.\n")
+	fmt.Fprintf(w, "\n%d connections, each row the fastest of %d windows of %v (a plain handler's or a reference's row: of all its windows), load generator on the other CPU(s). Reference: %s.\n", b.conc, max(b.windows, 1), b.dur, refText(b))
+	fmt.Fprintf(w, "A row of ours is measured in turns with the plain handler and the reference it is compared with, window by window; each ratio is the median of the turns' ratios (each window of ours against theirs right after it), and their range.\n")
 	fmt.Fprintf(w, "CPU per request is the server process's own CPU time over the row (all its threads; not Unleash's PostgreSQL) per answer, and how busy that kept its core.\n")
 	fmt.Fprintf(w, "Private memory is the anonymous part of RSS (heap, stacks); the rest is the executable's pages, shared through the page cache.\n")
-}
-
-// timesRef notes how many times a reference's rate ours is, and how many
-// times its CPU per request ours is. The references keep their core busy
-// in every row, where ours often wait on the load generator, so the second
-// is the fairer figure; it leaves out the CPU of processes the reference
-// uses besides its own (Unleash's PostgreSQL), which only flatters it.
-func timesRef(ours, ref load.Result, what string) string {
-	note := times(ours.RequestsPerSec/ref.RequestsPerSec) + " " + what
-	if r, ok := cpuRatio(ours, ref); ok {
-		note += " (" + times(r) + " by CPU)"
-	}
-	return note
 }
 
 // times prints a ratio with a decimal below 100, where goals (20×, 60×)

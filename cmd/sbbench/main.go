@@ -3,7 +3,10 @@
 // bounded load generator (internal/load) and prints a Markdown table of
 // req/s, p50, p99 and RSS. Next to the proxy it measures a plain handler
 // serving the same response bytes, and, when the npm clients are installed
-// in test/compat, the reference @unleash/proxy against the same upstream.
+// in test/compat, the reference @unleash/proxy against the same upstream;
+// next to the server, a plain handler and, when installed in test/unleash,
+// unleash-server on the same flags. Each row of ours is measured in turns
+// with what it is compared with (see measureBeside).
 //
 // With taskset available, each server under test is pinned to CPU 0 and the
 // load generator to the other CPUs, so figures are "per server core".
@@ -29,7 +32,7 @@ func main() {
 	sizes := flag.String("sizes", "60,500,5000", "flag counts to measure")
 	dur := flag.Duration("d", 5*time.Second, "duration of each measurement (at most 2m)")
 	conc := flag.Int("c", 16, "concurrent connections")
-	windows := flag.Int("windows", 2, "measure each row this many times (1 to 5): a row shows its fastest window, its ratio to a plain handler the median of the turns'")
+	windows := flag.Int("windows", 2, "measure each row this many times (1 to 5): a row shows its fastest window, its ratios to a plain handler and a reference the medians of the turns'")
 	bin := flag.String("bin", "", "signalbox binary (default: build one)")
 	noRef := flag.Bool("no-reference", false, "skip the reference proxy even when installed")
 	plain := flag.String("serve-plain", "", "internal: serve this file as a plain handler on -addr")

@@ -46,6 +46,7 @@ func (c *child) pid() int { return c.cmd.Process.Pid }
 
 func (c *child) stop() {
 	c.cmd.Process.Signal(syscall.SIGTERM)
+	c.resume() // a paused process acts on the signal once continued
 	select {
 	case <-c.done:
 	case <-time.After(5 * time.Second):
@@ -53,6 +54,25 @@ func (c *child) stop() {
 		<-c.done
 	}
 }
+
+// pausable puts a child that will be paused in a process group of its
+// own. A stopped process in sbbench's group would take sbbench down: once
+// the shell that started sbbench in the background has exited, the group
+// is orphaned, and the kernel hangs up (SIGHUP) every process of an
+// orphaned group with a stopped member as soon as another member exits.
+func pausable(cmd *exec.Cmd) *exec.Cmd {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	return cmd
+}
+
+// pause stops the process (SIGSTOP) with all its threads: a reference
+// waiting beside our server on its CPU then takes none of it, not even its
+// runtime's background work (garbage collection, timers) left over from
+// its last window. Start it pausable.
+func (c *child) pause() { c.cmd.Process.Signal(syscall.SIGSTOP) }
+
+// resume continues a paused process.
+func (c *child) resume() { c.cmd.Process.Signal(syscall.SIGCONT) }
 
 // waitHTTP polls url until it answers 200, for up to 30 seconds.
 func (c *child) waitHTTP(url string, header http.Header) error {

@@ -41,30 +41,39 @@ func unleashDir() string {
 	return dir
 }
 
-// unleashRound measures the reference server's client API at n flags and
-// notes on our server's rows (from first on) how many times its rate ours is.
-func (b *bench) unleashRound(n, first int) error {
+// unleashServer is the reference server, seeded, with its rows of the
+// client API (200, gzip, 304) as companions of ours.
+type unleashServer struct {
+	proc *child
+	rows [3]*companion
+	// gzipBytes is the size of its gzip answer.
+	gzipBytes int
+}
+
+// startUnleash starts the reference server on the servers' CPU with n
+// flags, on a new database of the bench's PostgreSQL.
+func (b *bench) startUnleash(n int) (*unleashServer, error) {
 	if b.pg == nil {
 		pg, err := pgtest.StartCluster()
 		if err != nil {
-			return fmt.Errorf("PostgreSQL for unleash-server: %w", err)
+			return nil, fmt.Errorf("PostgreSQL for unleash-server: %w", err)
 		}
 		b.pg = pg
 	}
 	dbURL, err := b.pg.NewDatabase(fmt.Sprintf("sbbench_unleash_%d_%d", os.Getpid(), n))
 	if err != nil {
-		return err
+		return nil, err
 	}
 	u, err := url.Parse(dbURL)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	addr, err := freeAddr()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	_, port, _ := net.SplitHostPort(addr)
-	srv, err := startChild("unleash-server", pinned(serverCPU, "node", filepath.Join(b.unleashDir, "start.mjs")), []string{
+	srv, err := startChild("unleash-server", pausable(pinned(serverCPU, "node", filepath.Join(b.unleashDir, "start.mjs"))), []string{
 		"DATABASE_HOST=" + u.Query().Get("host"), "DATABASE_USERNAME=" + u.User.Username(),
 		"DATABASE_NAME=" + strings.TrimPrefix(u.Path, "/"), "DATABASE_SSL=false",
 		"HTTP_HOST=127.0.0.1", "HTTP_PORT=" + port, "INIT_ADMIN_API_TOKENS=" + unleashAdminToken,
@@ -74,32 +83,46 @@ func (b *bench) unleashRound(n, first int) error {
 		"SDK_API_RATE_LIMIT_PER_MINUTE=100000000", "TOKEN_AUTHENTICATION_RATE_LIMIT_PER_MINUTE=100000000",
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	defer srv.stop()
-	base := "http://" + addr
+	us, err := b.readyUnleash(srv, "http://"+addr, n)
+	if err != nil {
+		srv.stop()
+		return nil, err
+	}
+	return us, nil
+}
+
+// readyUnleash waits for the reference server at base, seeds it with n
+// flags, checks that it serves them, and sets up its rows.
+func (b *bench) readyUnleash(srv *child, base string, n int) (*unleashServer, error) {
 	admin := http.Header{"Authorization": {unleashAdminToken}}
 	if err := srv.waitHTTPFor(base+"/api/admin/environments", admin, 3*time.Minute); err != nil {
-		return err
+		return nil, err
 	}
 	if err := seedUnleash(base, fixture.Features(n, 1)); err != nil {
-		return fmt.Errorf("seeding unleash-server: %w", err)
+		return nil, fmt.Errorf("seeding unleash-server: %w", err)
 	}
 	h := http.Header{"Authorization": {unleashClientToken}, "Accept-Encoding": {"identity"}}
 	body, err := fetch(base+"/api/client/features", h)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var got clientapi.Features
 	if err := json.Unmarshal(body, &got); err != nil || len(got.Features) != n {
-		return fmt.Errorf("unleash-server serves %d flags, not %d (%v)", len(got.Features), n, err)
+		return nil, fmt.Errorf("unleash-server serves %d flags, not %d (%v)", len(got.Features), n, err)
 	}
 	etag, err := fetchETag(base+"/api/client/features", h)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	gz := http.Header{"Authorization": {unleashClientToken}, "Accept-Encoding": {"gzip"}}
+	gzipped, err := fetch(base+"/api/client/features", gz)
+	if err != nil {
+		return nil, err
+	}
 	cond := http.Header{"Authorization": {unleashClientToken}, "If-None-Match": {etag}}
+	us := &unleashServer{proc: srv, gzipBytes: len(gzipped)}
 	for i, m := range []struct {
 		what string
 		h    http.Header
@@ -108,24 +131,37 @@ func (b *bench) unleashRound(n, first int) error {
 		{"GET /api/client/features (200, gzip)", gz},
 		{"GET /api/client/features (304)", cond},
 	} {
-		res, err := b.measure("unleash-server", m.what, n, srv.pid(), "GET", base+"/api/client/features", nil, m.h)
-		if err != nil {
-			return err
-		}
-		ours := &b.rows[first+i]
-		if ours.what != m.what {
-			return fmt.Errorf("row %d is %q, not %q", first+i, ours.what, m.what)
-		}
-		ours.note += ", " + timesRef(ours.res, res, "Unleash")
-		if i == 1 {
-			body, err := fetch(base+"/api/client/features", gz)
-			if err != nil {
-				return err
-			}
-			b.rows[len(b.rows)-1].note = fmt.Sprintf("gzip answer %d bytes", len(body))
-		}
+		us.rows[i] = &companion{target: "unleash-server", what: m.what, flags: n, label: "Unleash", ref: true,
+			cfg: b.config(srv.pid(), "GET", base+"/api/client/features", nil, m.h), paused: srv}
 	}
-	return nil
+	// Seeded and idle, it still runs its scheduled jobs: none of them may
+	// run in our windows.
+	srv.pause()
+	return us, nil
+}
+
+// row is the companion for row i (200, gzip, 304), nil without the
+// reference server.
+func (u *unleashServer) row(i int) *companion {
+	if u == nil {
+		return nil
+	}
+	return u.rows[i]
+}
+
+// finish stops the reference server and adds its rows.
+func (u *unleashServer) finish(b *bench) {
+	if u == nil {
+		return
+	}
+	u.proc.stop()
+	for i, c := range u.rows {
+		r := c.row()
+		if i == 1 {
+			r.note = fmt.Sprintf("gzip answer %d bytes", u.gzipBytes)
+		}
+		b.rows = append(b.rows, r)
+	}
 }
 
 // seedUnleash writes payload's flags into Unleash's default project in
