@@ -117,14 +117,6 @@ func (b *bench) run(sizes []int) error {
 	return nil
 }
 
-// measure runs one load measurement against a process: the fastest of
-// the bench's windows. With unique set, every request carries a new value
-// of that query parameter (a new context for a proxy, so nothing can be
-// answered from a cache).
-func (b *bench) measure(target, what string, n int, pid int, method, url string, body []byte, header http.Header, unique ...string) (load.Result, error) {
-	return b.measureBeside(nil, target, what, n, pid, method, url, body, header, unique...)
-}
-
 // config is the load of one window.
 func (b *bench) config(pid int, method, url string, body []byte, header http.Header, unique ...string) load.Config {
 	cfg := load.Config{

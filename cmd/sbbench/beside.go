@@ -64,8 +64,11 @@ func besides(cs ...*companion) []*companion {
 }
 
 // measureBeside measures a row of ours in turns with its companions: a
-// window of ours, one of each companion, and again. The row's note says
-// how it compared with each (see inTurns).
+// window of ours, one of each companion, and again; the row shows the
+// fastest of its windows, and its note how it compared with each
+// companion (see inTurns). With unique set, every request carries a new
+// value of that query parameter (a new context for a proxy, so nothing can
+// be answered from a cache).
 func (b *bench) measureBeside(beside []*companion, target, what string, n, pid int, method, url string, body []byte, header http.Header, unique ...string) (load.Result, error) {
 	ours := b.config(pid, method, url, body, header, unique...)
 	var (
