@@ -246,16 +246,16 @@ func (b *bench) proxyRound(n int) error {
 			cfg: b.config(ref.pid(), "POST", refBase+"/proxy", postBody, key), paused: ref}
 		ref.pause()
 	}
-	if _, err := b.measureBeside(besides(&plain.companion, refGet), "signalbox proxy", "GET /proxy", n, proxy.pid(), "GET", base+query, nil, key); err != nil {
+	if err := b.measureBeside(besides(&plain.companion, refGet), "signalbox proxy", "GET /proxy", n, proxy.pid(), "GET", base+query, nil, key); err != nil {
 		return err
 	}
-	if _, err := b.measureBeside(besides(&plain.companion, refPost), "signalbox proxy", "POST /proxy", n, proxy.pid(), "POST", base+"/proxy", postBody, key); err != nil {
+	if err := b.measureBeside(besides(&plain.companion, refPost), "signalbox proxy", "POST /proxy", n, proxy.pid(), "POST", base+"/proxy", postBody, key); err != nil {
 		return err
 	}
 	// A new user each request, as many users each polling with their own
 	// id: the answer cache cannot help, and the flags that read the user id
 	// (rollouts, user lists, sticky variants) give other answers.
-	if _, err := b.measureBeside(besides(&plain.companion, refGet), "signalbox proxy", "GET /proxy, new context each request", n, proxy.pid(), "GET", base+newUserQuery, nil, key, "userId"); err != nil {
+	if err := b.measureBeside(besides(&plain.companion, refGet), "signalbox proxy", "GET /proxy, new context each request", n, proxy.pid(), "GET", base+newUserQuery, nil, key, "userId"); err != nil {
 		return err
 	}
 	plain.finish(b)
@@ -376,7 +376,7 @@ func (b *bench) serverRound(n int) error {
 		{"GET /api/frontend", frontendQuery, fh, besides(&plainFrontend.companion), nil},
 		{"GET /api/frontend, new context each request", "/api/frontend?sessionId=s-1", fh, besides(&plainFrontend.companion), []string{"userId"}},
 	} {
-		if _, err := b.measureBeside(m.beside, "signalbox server", m.what, n, srv.pid(), "GET", base+m.path, nil, m.h, m.unique...); err != nil {
+		if err := b.measureBeside(m.beside, "signalbox server", m.what, n, srv.pid(), "GET", base+m.path, nil, m.h, m.unique...); err != nil {
 			return err
 		}
 	}

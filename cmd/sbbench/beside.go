@@ -69,7 +69,7 @@ func besides(cs ...*companion) []*companion {
 // companion (see inTurns). With unique set, every request carries a new
 // value of that query parameter (a new context for a proxy, so nothing can
 // be answered from a cache).
-func (b *bench) measureBeside(beside []*companion, target, what string, n, pid int, method, url string, body []byte, header http.Header, unique ...string) (load.Result, error) {
+func (b *bench) measureBeside(beside []*companion, target, what string, n, pid int, method, url string, body []byte, header http.Header, unique ...string) error {
 	ours := b.config(pid, method, url, body, header, unique...)
 	var (
 		res   load.Result
@@ -78,14 +78,14 @@ func (b *bench) measureBeside(beside []*companion, target, what string, n, pid i
 	for i := range max(b.windows, 1) {
 		w, err := b.window(target, what, ours)
 		if err != nil {
-			return w, err
+			return err
 		}
 		res = betterWindow(res, w, i == 0)
 		t := turn{ours: w}
 		for _, c := range beside {
 			cw, err := c.window(b)
 			if err != nil {
-				return load.Result{}, err
+				return err
 			}
 			t.beside = append(t.beside, cw)
 		}
@@ -96,7 +96,7 @@ func (b *bench) measureBeside(beside []*companion, target, what string, n, pid i
 		notes = append(notes, inTurns(turns, j, c))
 	}
 	b.rows = append(b.rows, row{target: target, what: what, flags: n, res: res, note: strings.Join(notes, ", ")})
-	return res, nil
+	return nil
 }
 
 // turn is a window of ours and, in order, each companion's window right
