@@ -13,7 +13,7 @@ import (
 )
 
 // loopbackPair is a coalescing connection and the other end of it.
-func loopbackPair(t *testing.T) (*coalescingConn, net.Conn) {
+func loopbackPair(t testing.TB) (*coalescingConn, net.Conn) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
