@@ -130,10 +130,10 @@ func inTurns(turns []turn, j int, c *companion) string {
 		return ""
 	}
 	format := func(x float64) string { return fmt.Sprintf("%.2f", x) }
-	note := fmt.Sprintf("%.2f of %s", median(rates), c.label)
+	note := format(median(rates)) + " of " + c.label
 	if c.ref {
 		format = times
-		note = times(median(rates)) + " " + c.label
+		note = format(median(rates)) + " " + c.label
 	}
 	if len(cpus) == len(turns) {
 		note += fmt.Sprintf(" (%s by CPU)", format(median(cpus)))
