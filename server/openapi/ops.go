@@ -794,7 +794,10 @@ func describedOps(f Facts) map[string]oaOp {
 			Description: "Evaluates the flags of the selected projects in one environment for the given context, exactly as an SDK would with the environment's current configuration, and explains each answer: whether the flag is on in the environment, whether its dependencies are satisfied, and the verdict of every strategy (disabled ones included, as `unevaluated`), constraint and segment. Strategies the server cannot evaluate (custom strategies) are `incomplete` with `enabled` `unknown` when nothing else rules them out. 400 when the environment does not exist or `context.appName` is missing."},
 		"POST /api/admin/playground/advanced": {ID: "getAdvancedPlayground", Summary: "Evaluate every flag for combinations of contexts and environments", Tag: "Playground",
 			Body: oaAdvancedPlaygroundRequest(), Resp: oaAdvancedPlaygroundResponse(),
-			Description: "As the playground, in several environments, and each context field may have several values (a list, or a string with values separated by commas): every combination is evaluated. At most 1000 evaluations per flag (environments times combinations); more is a 400. Context fields of other types are ignored and listed in `warnings.invalidContextProperties`."},
+			Description: "As the playground, in several environments, and each context field may have several values (a list, or a string with values separated by commas): every combination is evaluated. At most 1000 evaluations per flag (environments times combinations); more is a 400. Context fields of other types are ignored and listed in `warnings.invalidContextProperties`. " +
+				"The answer is written flag by flag as it is computed (no `Content-Length`), so a request holds one flag's evaluations at a time whatever the number of flags; an answer cut short is not valid JSON. " +
+				"Each user or token may have 2 of these requests in progress; a third is a 429 with `Retry-After`.",
+			Errors: []int{http.StatusTooManyRequests}},
 		"GET /api/admin/roles": oaOp{ID: "getRoles", Summary: "List roles with their permissions", Tag: "Users",
 			Resp: oaObject(oaProps{
 				"version": oaInteger().d("Always 1."),
