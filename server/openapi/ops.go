@@ -401,8 +401,9 @@ func describedOps(f Facts) map[string]oaOp {
 			Headers:     map[string]string{"Content-Disposition": "With `downloadFile`: `attachment; filename=export-<YYYY-MM-DD>.json`."},
 			Errors:      []int{http.StatusNotFound}},
 		"POST /api/admin/features-batch/validate": {ID: "validateImport", Summary: "Check an import", Body: oaImportBody(), Resp: oaImportValidation(),
-			Description: "Runs the import without keeping anything and answers what stops it (`errors`: flags in another project or archived, unknown flag or strategy types, missing segments, legal values the target lacks, invalid data), what it overwrites (`warnings`, also custom strategy types) and the permissions it needs that the caller lacks. 404 for an unknown project or environment.",
-			Errors:      []int{http.StatusNotFound}},
+			Description: "Runs the import without keeping anything and answers what stops it (`errors`: flags in another project or archived, unknown flag or strategy types, missing segments, legal values the target lacks, invalid data), what it overwrites (`warnings`, also custom strategy types) and the permissions it needs that the caller lacks. 404 for an unknown project or environment. " +
+				"It only reads (a read-only transaction; the import's writes are previewed in memory), so it never holds up the server's writes. Whoever may not change the project's flags (UPDATE_FEATURE there) is refused with 403 before the document is read. The body may be up to 16 MiB (413 beyond).",
+			Errors: []int{http.StatusNotFound}},
 		"POST /api/admin/features-batch/import": {ID: "importToggles", Summary: "Import flags", Body: oaImportBody(),
 			Description: "Imports an export into a project and environment in one transaction: creates or updates each flag, replaces its strategies and variants in the environment, its tags and its dependencies, sets its state there, and creates missing context fields and tag types. 400 when validation finds errors, 403 when a needed permission is missing (UPDATE_FEATURE in the project first of all, even for an empty document) or change requests are enabled in the environment. An import that imports nothing records nothing. " +
 				"Events `feature-import` per flag, `features-imported` once, and `context-field-created`, `tag-type-created`, `feature-environment-enabled`/`-disabled` where they apply.",
