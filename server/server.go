@@ -102,6 +102,10 @@ type Server struct {
 
 	// addons sends addon deliveries (addons_delivery.go).
 	addons *addonSender
+
+	// playgroundSlots bounds each principal's advanced playground
+	// requests in progress (playground.go).
+	playgroundSlots playgroundSlots
 }
 
 // New builds a Server. It reads the store's revision once; call Run to

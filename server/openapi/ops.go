@@ -401,8 +401,9 @@ func describedOps(f Facts) map[string]oaOp {
 			Headers:     map[string]string{"Content-Disposition": "With `downloadFile`: `attachment; filename=export-<YYYY-MM-DD>.json`."},
 			Errors:      []int{http.StatusNotFound}},
 		"POST /api/admin/features-batch/validate": {ID: "validateImport", Summary: "Check an import", Body: oaImportBody(), Resp: oaImportValidation(),
-			Description: "Runs the import without keeping anything and answers what stops it (`errors`: flags in another project or archived, unknown flag or strategy types, missing segments, legal values the target lacks, invalid data), what it overwrites (`warnings`, also custom strategy types) and the permissions it needs that the caller lacks. 404 for an unknown project or environment.",
-			Errors:      []int{http.StatusNotFound}},
+			Description: "Runs the import without keeping anything and answers what stops it (`errors`: flags in another project or archived, unknown flag or strategy types, missing segments, legal values the target lacks, invalid data), what it overwrites (`warnings`, also custom strategy types) and the permissions it needs that the caller lacks. 404 for an unknown project or environment. " +
+				"It only reads (a read-only transaction; the import's writes are previewed in memory), so it never holds up the server's writes. Whoever may not change the project's flags (UPDATE_FEATURE there) is refused with 403 before the document is read. The body may be up to 16 MiB (413 beyond).",
+			Errors: []int{http.StatusNotFound}},
 		"POST /api/admin/features-batch/import": {ID: "importToggles", Summary: "Import flags", Body: oaImportBody(),
 			Description: "Imports an export into a project and environment in one transaction: creates or updates each flag, replaces its strategies and variants in the environment, its tags and its dependencies, sets its state there, and creates missing context fields and tag types. 400 when validation finds errors, 403 when a needed permission is missing (UPDATE_FEATURE in the project first of all, even for an empty document) or change requests are enabled in the environment. An import that imports nothing records nothing. " +
 				"Events `feature-import` per flag, `features-imported` once, and `context-field-created`, `tag-type-created`, `feature-environment-enabled`/`-disabled` where they apply.",
@@ -794,7 +795,10 @@ func describedOps(f Facts) map[string]oaOp {
 			Description: "Evaluates the flags of the selected projects in one environment for the given context, exactly as an SDK would with the environment's current configuration, and explains each answer: whether the flag is on in the environment, whether its dependencies are satisfied, and the verdict of every strategy (disabled ones included, as `unevaluated`), constraint and segment. Strategies the server cannot evaluate (custom strategies) are `incomplete` with `enabled` `unknown` when nothing else rules them out. 400 when the environment does not exist or `context.appName` is missing."},
 		"POST /api/admin/playground/advanced": {ID: "getAdvancedPlayground", Summary: "Evaluate every flag for combinations of contexts and environments", Tag: "Playground",
 			Body: oaAdvancedPlaygroundRequest(), Resp: oaAdvancedPlaygroundResponse(),
-			Description: "As the playground, in several environments, and each context field may have several values (a list, or a string with values separated by commas): every combination is evaluated. At most 1000 evaluations per flag (environments times combinations); more is a 400. Context fields of other types are ignored and listed in `warnings.invalidContextProperties`."},
+			Description: "As the playground, in several environments, and each context field may have several values (a list, or a string with values separated by commas): every combination is evaluated. At most 1000 evaluations per flag (environments times combinations); more is a 400. Context fields of other types are ignored and listed in `warnings.invalidContextProperties`. " +
+				"The answer is written flag by flag as it is computed (no `Content-Length`), so a request holds one flag's evaluations at a time whatever the number of flags; an answer cut short is not valid JSON. " +
+				"Each user or token may have 2 of these requests in progress; a third is a 429 with `Retry-After`.",
+			Errors: []int{http.StatusTooManyRequests}},
 		"GET /api/admin/roles": oaOp{ID: "getRoles", Summary: "List roles with their permissions", Tag: "Users",
 			Resp: oaObject(oaProps{
 				"version": oaInteger().d("Always 1."),
