@@ -91,8 +91,8 @@ func TestEdgeBringsStreamersBack(t *testing.T) {
 	s.Body.Close()
 	waitFor(t, "the stream to end", func() bool { return e.streams.Load() == 0 })
 
-	if h := poll(etag, "streamer", http.StatusOK); h.Get("fetch-mode") != "streaming" {
-		t.Errorf("first poll after streaming: fetch-mode %q", h.Get("fetch-mode"))
+	if h := poll(etag, "streamer", http.StatusOK); h.Get("fetch-mode") != "streaming" || !strings.Contains(h.Get("Access-Control-Expose-Headers"), "fetch-mode") {
+		t.Errorf("first poll after streaming: fetch-mode %q, exposed %q", h.Get("fetch-mode"), h.Get("Access-Control-Expose-Headers"))
 	}
 	if h := poll(etag, "streamer", http.StatusNotModified); h.Get("fetch-mode") != "streaming" {
 		t.Errorf("second poll: fetch-mode %q", h.Get("fetch-mode"))
