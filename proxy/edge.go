@@ -72,6 +72,11 @@ type Edge struct {
 	streams           atomic.Int64  // open streams
 	closing           chan struct{} // closed by CloseStreams
 	closeOnce         sync.Once
+	// streamers are the SDKs that streamed (edge_resume.go);
+	// refusedLogged is when a stream refused at the limit was last logged
+	// (Unix seconds).
+	streamers     edgeStreamers
+	refusedLogged atomic.Int64
 }
 
 // edgeServed is a token being served and its scope.

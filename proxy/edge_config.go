@@ -173,6 +173,11 @@ func (c EdgeConfig) withDefaults() EdgeConfig {
 	if c.MaxStreams <= 0 {
 		c.MaxStreams = DefaultEdgeMaxStreams
 	}
+	if len(c.CORS.ExposedHeaders) == 0 {
+		// Scripts read the ETag, and fetch-mode, which asks SDKs back
+		// onto their stream.
+		c.CORS.ExposedHeaders = []string{"ETag", "fetch-mode"}
+	}
 	if c.ValidationsPerSecond <= 0 {
 		c.ValidationsPerSecond = DefaultEdgeValidationsPerSecond
 	}

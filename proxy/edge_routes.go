@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"sort"
 	"strings"
+	"time"
 )
 
 // edgeRoute is where an SDK path of the node goes: the token type it needs
@@ -162,6 +163,17 @@ func (e *Edge) route(w http.ResponseWriter, r *http.Request) {
 	r2.URL = &u
 	r2.Header = r.Header.Clone()
 	r2.Header[e.keyHeader] = []string{e.internalKey}
+	if rt.target == routeFeatures {
+		// An SDK reads fetch-mode only on a 200: one that should go back
+		// to its stream gets a 200 once even when its ETag matches.
+		mode, nudge := e.pollFetchMode(r.Header, time.Now())
+		if mode != nil {
+			w.Header()["Fetch-Mode"] = mode
+		}
+		if nudge {
+			delete(r2.Header, "If-None-Match")
+		}
+	}
 	sc.p.route(w, &r2)
 }
 

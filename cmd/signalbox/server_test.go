@@ -19,6 +19,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/signalbox/signalbox/proxy"
+	"github.com/signalbox/signalbox/server"
 	"github.com/signalbox/signalbox/store"
 	"github.com/signalbox/signalbox/store/sqlstore"
 )
@@ -54,7 +55,7 @@ func TestServerEnvEveryVariable(t *testing.T) {
 		"TRUST_PROXY":                    {"10.0.0.0/8, loopback", func(c serverConfig) bool { return c.trustProxy.String() == "10.0.0.0/8,loopback" }},
 		"SIGNALBOX_MAX_STREAMS":          {"250", func(c serverConfig) bool { return c.maxStreams == 250 }},
 		"SIGNALBOX_STREAM_HEARTBEAT":     {"5s", func(c serverConfig) bool { return c.streamHeartbeat == 5*time.Second }},
-		"SIGNALBOX_ADVERTISE_STREAMING":  {"on", func(c serverConfig) bool { return c.advertiseStreaming }},
+		"SIGNALBOX_ADVERTISE_STREAMING":  {"on", func(c serverConfig) bool { return c.advertiseStreaming == server.AdvertiseAll }},
 		"UNLEASH_FRONTEND_API_ORIGINS": {"https://a.example.com, ,http://localhost:3000", func(c serverConfig) bool {
 			return cmp.Equal(c.frontendOrigins, []string{"https://a.example.com", "http://localhost:3000"})
 		}},
