@@ -45,6 +45,7 @@ type Edge struct {
 	keyHeader   string
 
 	limiter  *rate.Limiter
+	perAddr  *addrLimiter
 	inflight singleflight.Group
 	negative *negativeCache
 	now      func() time.Time
@@ -122,6 +123,7 @@ func NewEdge(cfg EdgeConfig) (*Edge, error) {
 		internalKey: "edge-internal." + hex.EncodeToString(key),
 		keyHeader:   http.CanonicalHeaderKey(DefaultClientKeysHeaderName),
 		limiter:     rate.NewLimiter(rate.Limit(cfg.ValidationsPerSecond), cfg.ValidationBurst),
+		perAddr:     newAddrLimiter(cfg.AddressValidationsPerSecond, cfg.AddressValidationBurst, cfg.ValidationAddresses),
 		negative:    newNegativeCache(cfg.MaxTokens, time.Minute),
 		now:         time.Now,
 		scopes:      map[string]*edgeScope{},
@@ -544,10 +546,12 @@ func (e *Edge) stopScope(sc *edgeScope) {
 	}
 }
 
-// lookup resolves an SDK's token: served already, refused recently, or
-// asked of the upstream now (one request per token however many SDKs
-// wait for it, and at a bounded rate).
-func (e *Edge) lookup(ctx context.Context, token string) (*edgeServed, int) {
+// lookup resolves an SDK's token: served already (never waiting on any
+// budget), refused recently (costing none), or asked of the upstream now:
+// one request per token however many SDKs wait for it, within the budget
+// of the client's address (addr; "" when unknown, one budget for all
+// such clients) and then the node's shared budget.
+func (e *Edge) lookup(ctx context.Context, token, addr string) (*edgeServed, int) {
 	if s, ok := (*e.view.Load())[token]; ok {
 		return s, 0
 	}
@@ -562,7 +566,7 @@ func (e *Edge) lookup(ctx context.Context, token string) (*edgeServed, int) {
 		e.validations.WithLabelValues("cached_unknown").Inc()
 		return nil, http.StatusUnauthorized
 	}
-	if !e.limiter.Allow() {
+	if !e.perAddr.allow(addr, e.now()) || !e.limiter.Allow() {
 		e.validations.WithLabelValues("rate_limited").Inc()
 		return nil, http.StatusTooManyRequests
 	}
