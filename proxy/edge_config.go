@@ -82,8 +82,10 @@ type EdgeConfig struct {
 	// TrustProxy says which hops' X-Forwarded-For headers are believed
 	// (TRUST_PROXY).
 	TrustProxy clientip.Trust
-	// BackupDir is where each scope's last configuration is kept across
-	// restarts (BACKUP_FOLDER, default the OS temporary directory).
+	// BackupDir is where each scope's last configuration and the tokens
+	// served are kept across restarts (BACKUP_FOLDER, default
+	// DefaultEdgeBackupDir). It must be a folder only the node's user can
+	// write; it is created 0700 when missing.
 	BackupDir string
 	// MaxTokens bounds the tokens served at once (default 10,000).
 	MaxTokens int
@@ -199,6 +201,9 @@ func (c EdgeConfig) withDefaults() EdgeConfig {
 	}
 	if c.ValidationAddresses <= 0 {
 		c.ValidationAddresses = DefaultEdgeValidationAddresses
+	}
+	if c.BackupDir == "" {
+		c.BackupDir = DefaultEdgeBackupDir()
 	}
 	if c.UpstreamTimeout == 0 {
 		c.UpstreamTimeout = DefaultUpstreamTimeout
