@@ -549,9 +549,9 @@ func (e *Edge) stopScope(sc *edgeScope) {
 // lookup resolves an SDK's token: served already (never waiting on any
 // budget), refused recently (costing none), or asked of the upstream now:
 // one request per token however many SDKs wait for it, within the budget
-// of the client's address (addr; "" when unknown, one budget for all
-// such clients) and then the node's shared budget.
-func (e *Edge) lookup(ctx context.Context, token, addr string) (*edgeServed, int) {
+// of the address of r's client (the zero Addr when unknown: one budget
+// for all such clients) and then the node's shared budget.
+func (e *Edge) lookup(ctx context.Context, token string, r *http.Request) (*edgeServed, int) {
 	if s, ok := (*e.view.Load())[token]; ok {
 		return s, 0
 	}
@@ -566,6 +566,7 @@ func (e *Edge) lookup(ctx context.Context, token, addr string) (*edgeServed, int
 		e.validations.WithLabelValues("cached_unknown").Inc()
 		return nil, http.StatusUnauthorized
 	}
+	addr := e.cfg.TrustProxy.Addr(r.RemoteAddr, r.Header[xffHeader])
 	if !e.perAddr.allow(addr, e.now()) || !e.limiter.Allow() {
 		e.validations.WithLabelValues("rate_limited").Inc()
 		return nil, http.StatusTooManyRequests
@@ -585,6 +586,8 @@ func (e *Edge) lookup(ctx context.Context, token, addr string) (*edgeServed, int
 	e.validations.WithLabelValues("unknown").Inc()
 	return nil, http.StatusUnauthorized
 }
+
+const xffHeader = "X-Forwarded-For"
 
 // waitReady waits, bounded, for a new scope's first configuration.
 func (e *Edge) waitReady(ctx context.Context, sc *edgeScope) bool {

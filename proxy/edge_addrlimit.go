@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"container/list"
+	"net/netip"
 	"sync"
 	"time"
 
@@ -21,21 +22,22 @@ type addrLimiter struct {
 	burst int
 	max   int
 	order *list.List // of *addrEntry, most recently seen first
-	byKey map[string]*list.Element
+	byKey map[netip.Addr]*list.Element
 }
 
 type addrEntry struct {
-	addr string
+	addr netip.Addr
 	lim  *rate.Limiter
 }
 
 func newAddrLimiter(perSecond float64, burst, max int) *addrLimiter {
-	return &addrLimiter{rate: rate.Limit(perSecond), burst: burst, max: max, order: list.New(), byKey: map[string]*list.Element{}}
+	return &addrLimiter{rate: rate.Limit(perSecond), burst: burst, max: max, order: list.New(), byKey: map[netip.Addr]*list.Element{}}
 }
 
 // allow spends one validation of addr's budget at now; false when the
-// budget is spent.
-func (a *addrLimiter) allow(addr string, now time.Time) bool {
+// budget is spent. The zero Addr (an address not known) is one more
+// address.
+func (a *addrLimiter) allow(addr netip.Addr, now time.Time) bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if el, ok := a.byKey[addr]; ok {

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"strings"
 	"sync"
 	"testing"
@@ -19,19 +20,20 @@ func TestAddrLimiterIsBounded(t *testing.T) {
 	a := newAddrLimiter(0.001, 2, 100)
 	now := time.Now()
 	for i := range 1000 {
-		a.allow(fmt.Sprint("10.0.", i/256, ".", i%256), now)
+		a.allow(netip.AddrFrom4([4]byte{10, 0, byte(i / 256), byte(i % 256)}), now)
 		if a.len() > 100 {
 			t.Fatalf("%d addresses after %d", a.len(), i+1)
 		}
 	}
-	if !a.allow("192.0.2.1", now) || !a.allow("192.0.2.1", now) || a.allow("192.0.2.1", now) {
+	me := netip.MustParseAddr("192.0.2.1")
+	if !a.allow(me, now) || !a.allow(me, now) || a.allow(me, now) {
 		t.Error("an address does not get exactly its burst")
 	}
 	// The address seen last is remembered while others come and go.
 	for i := range 99 {
-		a.allow(fmt.Sprint("10.9.0.", i), now)
+		a.allow(netip.AddrFrom4([4]byte{10, 9, 0, byte(i)}), now)
 	}
-	if a.allow("192.0.2.1", now) {
+	if a.allow(me, now) {
 		t.Error("a recently seen address was forgotten")
 	}
 }

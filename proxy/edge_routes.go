@@ -180,7 +180,7 @@ func (e *Edge) scopeFor(w http.ResponseWriter, r *http.Request, tokenType string
 		unauthorized(w)
 		return nil
 	}
-	served, status := e.lookup(r.Context(), token, e.cfg.TrustProxy.ClientIP(r))
+	served, status := e.lookup(r.Context(), token, r)
 	if served == nil {
 		if status == http.StatusTooManyRequests {
 			w.Header().Set("Retry-After", "1")
@@ -226,10 +226,9 @@ func (e *Edge) serveValidate(w http.ResponseWriter, r *http.Request) {
 		writeRequestError(w, invalid(".tokens", "maxItems", "at most 1000 tokens can be validated at once"))
 		return
 	}
-	addr := e.cfg.TrustProxy.ClientIP(r)
 	out := []edgeToken{}
 	for _, t := range body.Tokens {
-		s, status := e.lookup(r.Context(), t, addr)
+		s, status := e.lookup(r.Context(), t, r)
 		if s != nil {
 			out = append(out, s.info)
 			continue
