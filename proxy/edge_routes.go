@@ -192,7 +192,7 @@ func (e *Edge) scopeFor(w http.ResponseWriter, r *http.Request, tokenType string
 		unauthorized(w)
 		return nil
 	}
-	served, status := e.lookup(r.Context(), token)
+	served, status := e.lookup(r.Context(), token, r)
 	if served == nil {
 		if status == http.StatusTooManyRequests {
 			w.Header().Set("Retry-After", "1")
@@ -240,8 +240,21 @@ func (e *Edge) serveValidate(w http.ResponseWriter, r *http.Request) {
 	}
 	out := []edgeToken{}
 	for _, t := range body.Tokens {
-		if s, _ := e.lookup(r.Context(), t); s != nil {
+		s, status := e.lookup(r.Context(), t, r)
+		if s != nil {
 			out = append(out, s.info)
+			continue
+		}
+		// A token not asked about (no budget left, or the upstream did
+		// not answer) is not known to be invalid: saying so would have
+		// the downstream node refuse it for a while. The whole answer
+		// is refused instead, and the downstream asks again later.
+		if status == http.StatusTooManyRequests || status == http.StatusServiceUnavailable {
+			if status == http.StatusTooManyRequests {
+				w.Header().Set("Retry-After", "1")
+			}
+			writeText(w, status, http.StatusText(status))
+			return
 		}
 	}
 	writeJSONValue(w, http.StatusOK, map[string]any{"tokens": out})

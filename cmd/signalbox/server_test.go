@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"path/filepath"
 	"regexp"
 	"runtime/debug"
@@ -442,6 +443,10 @@ func TestBackupCommand(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	if code := run(t.Context(), []string{"backup", "-out", out}, &stdout, &stderr); code != 0 {
 		t.Fatalf("backup exited %d: %s", code, stderr.String())
+	}
+	// It holds password hashes and other secrets: for this user only.
+	if fi, err := os.Stat(out); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("the backup's mode: %v (%v), want 0600", fi.Mode().Perm(), err)
 	}
 	if code := run(t.Context(), []string{"backup", "-out", out}, &stdout, &stderr); code != 1 {
 		t.Errorf("a backup over an existing file exited %d", code)
