@@ -465,10 +465,7 @@ func buildPayload(q clientQuery, st *store.ClientState, prev *clientPayload) (*c
 			}
 		}
 	}
-	out.Segments = st.Segments
-	if out.Segments == nil {
-		out.Segments = []clientapi.Segment{}
-	}
+	out.Segments = visibleSegments(st.Segments, allProjects, used)
 	query := &clientapi.Query{Environment: q.Environment, NamePrefix: q.NamePrefix, InlineSegmentConstraints: false}
 	if !allProjects {
 		query.Project = q.Projects
@@ -516,6 +513,26 @@ func buildPayload(q clientQuery, st *store.ClientState, prev *clientPayload) (*c
 func contentETag(q clientQuery, content []byte) string {
 	sum := sha256.Sum256(content)
 	return `"` + q.hash() + ":" + hex.EncodeToString(sum[:8]) + `:v1"`
+}
+
+// visibleSegments are the segments an answer carries: for a scope of every
+// project all of them, as Unleash sends them; for a scope of some projects
+// only those its flags use (used), so that a token never sees the
+// constraints of segments only other projects use.
+func visibleSegments(all []clientapi.Segment, allProjects bool, used map[int]bool) []clientapi.Segment {
+	if allProjects {
+		if all == nil {
+			return []clientapi.Segment{}
+		}
+		return all
+	}
+	out := []clientapi.Segment{}
+	for _, sg := range all {
+		if used[sg.ID] {
+			out = append(out, sg)
+		}
+	}
+	return out
 }
 
 // gzipBytes compresses a payload once per revision: at thousands of flags
