@@ -23,13 +23,16 @@ import (
 // filtered for a scope, encoded once and shared by every request and stream
 // of that scope.
 
-// maxDeltaHistory bounds the revisions an environment remembers, and
-// maxDeltaHistoryBytes the memory their states take (states share the
-// encoding of every flag that did not change). A client whose revision has
-// fallen out (or was never seen here) gets a hydration, which is always
-// correct, only larger.
+// maxDeltaHistory bounds the distinct states an environment remembers,
+// maxDeltaEntries the revisions (those that changed nothing here share
+// their predecessor's state, so a run of users, tokens or settings does
+// not push the clients' revisions out), and maxDeltaHistoryBytes the
+// memory the states take (states share the encoding of every flag that did
+// not change). A client whose revision has fallen out (or was never seen
+// here) gets a hydration, which is always correct, only larger.
 const (
 	maxDeltaHistory      = 100
+	maxDeltaEntries      = 4096
 	maxDeltaHistoryBytes = 64 << 20
 )
 
@@ -315,9 +318,10 @@ func appendJSONString(b []byte, s string) []byte {
 type deltaHistory struct {
 	// mu is held while a newer state is read, so that one read serves every
 	// stream and request waiting for it.
-	mu      sync.Mutex
-	entries []deltaEntry
-	bytes   int64 // the sizes of the distinct states in entries
+	mu       sync.Mutex
+	entries  []deltaEntry
+	bytes    int64 // the sizes of the distinct states in entries
+	distinct int   // the distinct states in entries
 	// encoded are the answers built for the newest revision, by scope and
 	// starting revision; older ones are dropped as a newer revision arrives.
 	encoded      map[deltaKey]*encodedDelta
@@ -400,13 +404,15 @@ func (s *Server) deltaLatest(ctx context.Context, env string) (*deltaHistory, de
 	} else {
 		d.share(prev)
 		dh.bytes += d.size
+		dh.distinct++
 	}
 	e := deltaEntry{rev: st.Revision, state: d}
 	dh.entries = append(dh.entries, e)
 	// Drop the oldest revisions beyond the bounds, keeping the newest two.
-	for len(dh.entries) > 2 && (len(dh.entries) > maxDeltaHistory || dh.bytes > maxDeltaHistoryBytes) {
+	for len(dh.entries) > 2 && (dh.distinct > maxDeltaHistory || len(dh.entries) > maxDeltaEntries || dh.bytes > maxDeltaHistoryBytes) {
 		if old := dh.entries[0].state; old != dh.entries[1].state {
 			dh.bytes -= old.size
+			dh.distinct--
 		}
 		dh.entries = dh.entries[1:]
 	}

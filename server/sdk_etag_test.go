@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"net/http"
 	"strings"
 	"testing"
@@ -150,5 +151,34 @@ func TestSDKETagsAcrossInstancesPostgres(t *testing.T) {
 			t.Fatal("instance b never served the change")
 		}
 		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// A run of changes no SDK sees, longer than the delta history, leaves a
+// client's delta revision answerable: 304, then the next change as a
+// delta rather than a hydration.
+func TestDeltaHistoryOutlastsUnrelatedChanges(t *testing.T) {
+	ts := newTestServer(t)
+	seedFlag(t, ts, "sdk.flag", store.Strategy{Name: "default"})
+	etag := ts.request("GET", "/api/client/delta", testClientToken, nil).must(t, http.StatusOK).Header.Get("ETag")
+	ctx := withPrincipal(context.Background(), &Principal{Token: &store.APIToken{TokenName: "test"}})
+	for i := range maxDeltaHistory + 5 {
+		rev := ts.srv.revision.Load()
+		if err := ts.srv.change(ctx, func(tx store.Tx) ([]store.Event, error) {
+			return []store.Event{{Type: "setting-updated", Data: eventData(map[string]int{"run": i})}}, nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if ts.srv.revision.Load() <= rev {
+			t.Fatalf("change %d left the revision at %d", i, rev)
+		}
+		// Each revision is read into the history.
+		ts.request("GET", "/api/client/delta", testClientToken, nil, "If-None-Match", etag).must(t, http.StatusNotModified)
+	}
+	toggle(t, ts, "sdk.flag", false)
+	var body struct{ Events []deltaEvent }
+	ts.request("GET", "/api/client/delta", testClientToken, nil, "If-None-Match", etag).must(t, http.StatusOK).Decode(t, &body)
+	if len(body.Events) != 1 || body.Events[0].Type != "feature-updated" {
+		t.Fatalf("after the change: %+v", body.Events)
 	}
 }
