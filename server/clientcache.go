@@ -18,6 +18,7 @@ import (
 	"github.com/signalbox/signalbox/answer"
 	"github.com/signalbox/signalbox/clientapi"
 	"github.com/signalbox/signalbox/engine"
+	"github.com/signalbox/signalbox/internal/apierr"
 	"github.com/signalbox/signalbox/store"
 )
 
@@ -358,6 +359,9 @@ func (s *Server) environmentExists(ctx context.Context, name string) (bool, erro
 			return err
 		})
 		if err != nil {
+			if envs != nil {
+				return envs[name], nil // the list read last, while the database does not answer
+			}
 			return false, err
 		}
 		envs = make(map[string]bool, len(list))
@@ -427,6 +431,12 @@ func (s *Server) clientStateOf(ctx context.Context, env string, rev int64) (*cli
 		return err
 	})
 	if err != nil {
+		if old != nil && !apierr.Is(err, apierr.NotFound) {
+			// The database does not answer: SDKs keep being served the
+			// last state read, and the change comes with a later read.
+			s.log.Debug("serving the last client state read", "environment", env, "err", err)
+			return old, nil
+		}
 		return nil, err
 	}
 	es := &clientEnvState{state: &fresh, content: &fresh}
