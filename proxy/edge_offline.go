@@ -100,16 +100,32 @@ func readBootstrap(path string) (*clientapi.Features, string, error) {
 	return f, fileStamp(fi), nil
 }
 
-// onlyProjects keeps the flags of projects ("*" keeps all).
+// onlyProjects keeps the flags of projects ("*" keeps all) and the
+// segments they use, so that a scope of some projects never carries the
+// constraints of segments only other projects use.
 func onlyProjects(f *clientapi.Features, projects []string) *clientapi.Features {
 	if slices.Contains(projects, "*") {
 		return f
 	}
 	out := *f
 	out.Features = make([]clientapi.Feature, 0, len(f.Features))
+	used := map[int]bool{}
 	for _, ft := range f.Features {
 		if ft.Project == "" || slices.Contains(projects, ft.Project) {
 			out.Features = append(out.Features, ft)
+			for _, st := range ft.Strategies {
+				for _, id := range st.Segments {
+					used[id] = true
+				}
+			}
+		}
+	}
+	if f.Segments != nil {
+		out.Segments = make([]clientapi.Segment, 0, len(used))
+		for _, sg := range f.Segments {
+			if used[sg.ID] {
+				out.Segments = append(out.Segments, sg)
+			}
 		}
 	}
 	return &out

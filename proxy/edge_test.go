@@ -194,6 +194,63 @@ func TestEdgeOffline(t *testing.T) {
 	}
 }
 
+// An offline node gives a client token of one project the segments its
+// flags use and no other; a token of every project gets them all.
+func TestEdgeOfflineSegmentsOfScope(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "bootstrap.json")
+	segment := func(id int) clientapi.Segment {
+		return clientapi.Segment{ID: id, Name: fmt.Sprint("segment-", id), Constraints: []clientapi.Constraint{
+			{ContextName: "userId", Operator: "IN", Values: []string{fmt.Sprint("user-", id)}}}}
+	}
+	f := clientapi.Features{Version: 2, Features: []clientapi.Feature{
+		{Name: "shop.flag", Project: "shop", Enabled: true, Strategies: []clientapi.Strategy{{Name: "default", Segments: []int{1}}}},
+		{Name: "web.flag", Project: "web", Enabled: true, Strategies: []clientapi.Strategy{{Name: "default", Segments: []int{2}}}},
+	}, Segments: []clientapi.Segment{segment(1), segment(2), segment(3)}}
+	b, _ := json.Marshal(f)
+	if err := os.WriteFile(file, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const (
+		shopClient = "shop:production.client-secret"
+		allClient  = "*:production.client-secret"
+	)
+	e, err := NewEdge(EdgeConfig{Offline: true, BootstrapFile: file, ReloadInterval: time.Hour,
+		ClientTokens: []string{shopClient, allClient}, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error)
+	go func() { done <- e.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+	srv := httptest.NewServer(e.Handler())
+	t.Cleanup(srv.Close)
+	for _, tc := range []struct {
+		token string
+		want  []int
+	}{{shopClient, []int{1}}, {allClient, []int{1, 2, 3}}} {
+		req, _ := http.NewRequest("GET", srv.URL+"/api/client/features", nil)
+		req.Header.Set("Authorization", tc.token)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got clientapi.Features
+		err = json.NewDecoder(res.Body).Decode(&got)
+		res.Body.Close()
+		if err != nil || res.StatusCode != http.StatusOK {
+			t.Fatalf("%s: %d %v", tc.token, res.StatusCode, err)
+		}
+		ids := []int{}
+		for _, sg := range got.Segments {
+			ids = append(ids, sg.ID)
+		}
+		if fmt.Sprint(ids) != fmt.Sprint(tc.want) {
+			t.Errorf("%s: segments %v, want %v", tc.token, ids, tc.want)
+		}
+	}
+}
+
 // The OpenAPI document names every path the node serves, and nothing else.
 func TestEdgeOpenAPICoversRoutes(t *testing.T) {
 	var doc struct {

@@ -5,6 +5,9 @@ import (
 	"compress/gzip"
 	"container/list"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"hash/fnv"
 	"slices"
@@ -15,6 +18,7 @@ import (
 	"github.com/signalbox/signalbox/answer"
 	"github.com/signalbox/signalbox/clientapi"
 	"github.com/signalbox/signalbox/engine"
+	"github.com/signalbox/signalbox/internal/apierr"
 	"github.com/signalbox/signalbox/store"
 )
 
@@ -101,7 +105,15 @@ func (q clientQuery) hash() string {
 
 // clientPayload is one built answer of GET /api/client/features.
 type clientPayload struct {
-	revision   int64
+	// revision is the newest revision the payload is known to be right
+	// at, and content the environment state it was last checked against
+	// (see clientEnvState); both move forward, under the cache's mu, when a
+	// later revision leaves the answer as it was.
+	revision int64
+	content  *store.ClientState
+	// etag names the answer's content (see contentETag): every revision
+	// that leaves the answer as it was keeps it, here, after a restart
+	// and on every server of the database.
 	etag       string   // strong, quoted
 	etagHeader []string // etag as a header value
 	// bodyLength and gzippedLength are the Content-Length header values of
@@ -171,7 +183,7 @@ type clientCache struct {
 	bytes    int64 // sum of the entries' sizes
 	payloads map[string]*list.Element
 	lru      *list.List // of *cacheEntry, most recently used first
-	states   map[string]*store.ClientState
+	states   map[string]*clientEnvState
 	building map[string]*buildLock
 	// envs are the environments' names at envsRevision, to check the
 	// environment SDK reports name without reading the database.
@@ -193,7 +205,7 @@ type buildLock struct {
 
 func newClientCache() *clientCache {
 	return &clientCache{maxBytes: maxClientCacheBytes, payloads: map[string]*list.Element{}, lru: list.New(),
-		states: map[string]*store.ClientState{}, building: map[string]*buildLock{}}
+		states: map[string]*clientEnvState{}, building: map[string]*buildLock{}}
 }
 
 // cached returns the payload for key if it is at least at revision rev.
@@ -207,6 +219,29 @@ func (c *clientCache) cached(key string, rev int64) *clientPayload {
 		}
 	}
 	return nil
+}
+
+// entry returns the payload under key, whatever its revision, with the
+// state it was last checked against.
+func (c *clientCache) entry(key string) (*clientPayload, *store.ClientState) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e := c.payloads[key]; e != nil {
+		p := e.Value.(*cacheEntry).p
+		c.lru.MoveToFront(e)
+		return p, p.content
+	}
+	return nil, nil
+}
+
+// advance marks p as right at the revision of state, whose answer it was
+// found to be.
+func (c *clientCache) advance(p *clientPayload, state, content *store.ClientState) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if state.Revision > p.revision {
+		p.revision, p.content = state.Revision, content
+	}
 }
 
 // put stores p under key unless a newer payload is there, drops the
@@ -282,15 +317,29 @@ func (s *Server) payload(ctx context.Context, q clientQuery) (*clientPayload, er
 	if p := c.cached(key, rev); p != nil {
 		return p, nil // built by the caller we waited for
 	}
-	state, err := s.clientState(ctx, q.Environment, rev)
+	es, err := s.clientStateOf(ctx, q.Environment, rev)
 	if err != nil {
 		return nil, err
 	}
-	p, err := buildPayload(q, state)
-	if err != nil {
-		return nil, err
-	}
+	state := es.state
 	s.raiseRevision(state.Revision)
+	prev, checked := c.entry(key)
+	if prev != nil && checked == es.content {
+		// The revisions since prev changed nothing in the environment.
+		c.advance(prev, state, es.content)
+		return prev, nil
+	}
+	p, err := buildPayload(q, state, prev)
+	if err != nil {
+		return nil, err
+	}
+	if p == prev {
+		// They changed nothing this answer shows: prev stays, with its
+		// ETag, and needs no new encoding.
+		c.advance(prev, state, es.content)
+		return prev, nil
+	}
+	p.content = es.content
 	c.put(key, p)
 	return p, nil
 }
@@ -310,6 +359,9 @@ func (s *Server) environmentExists(ctx context.Context, name string) (bool, erro
 			return err
 		})
 		if err != nil {
+			if envs != nil {
+				return envs[name], nil // the list read last, while the database does not answer
+			}
 			return false, err
 		}
 		envs = make(map[string]bool, len(list))
@@ -325,26 +377,52 @@ func (s *Server) environmentExists(ctx context.Context, name string) (bool, erro
 	return envs[name], nil
 }
 
+// clientEnvState is an environment's newest state read, with content: the
+// state it was brought forward from by revisions whose events touched
+// nothing the client API serves (users, tokens, settings…), or itself.
+// Payloads built from a state with the same content are right at state's
+// revision without being built again.
+type clientEnvState struct {
+	state   *store.ClientState
+	content *store.ClientState
+}
+
 // clientState returns the environment's state at revision rev or newer.
 func (s *Server) clientState(ctx context.Context, env string, rev int64) (*store.ClientState, error) {
+	es, err := s.clientStateOf(ctx, env, rev)
+	if err != nil {
+		return nil, err
+	}
+	return es.state, nil
+}
+
+// clientStateOf returns the environment's state at revision rev or newer,
+// with its content identity.
+func (s *Server) clientStateOf(ctx context.Context, env string, rev int64) (*clientEnvState, error) {
 	c := s.clientCache
 	c.mu.Lock()
-	st := c.states[env]
+	old := c.states[env]
 	c.mu.Unlock()
-	if st != nil && st.Revision >= rev {
-		return st, nil
+	if old != nil && old.state.Revision >= rev {
+		return old, nil
 	}
 	var fresh store.ClientState
+	same := false
 	err := s.view(ctx, func(r store.Reader) error {
-		if st != nil {
-			// Only the features changed since st are read, when the
-			// events say which.
-			ch, err := r.ClientChangesSince(ctx, env, st.Revision)
+		if old != nil {
+			// Only the features changed since the old state are read,
+			// when the events say which.
+			ch, err := r.ClientChangesSince(ctx, env, old.state.Revision)
 			if err != nil {
 				return err
 			}
 			if !ch.Full {
-				fresh = st.With(ch)
+				if len(ch.Features) == 0 && !ch.SegmentsChanged {
+					fresh, same = *old.state, true
+					fresh.Revision = ch.Revision
+				} else {
+					fresh = old.state.With(ch)
+				}
 				return nil
 			}
 		}
@@ -353,20 +431,31 @@ func (s *Server) clientState(ctx context.Context, env string, rev int64) (*store
 		return err
 	})
 	if err != nil {
+		if old != nil && !apierr.Is(err, apierr.NotFound) {
+			// The database does not answer: SDKs keep being served the
+			// last state read, and the change comes with a later read.
+			s.log.Debug("serving the last client state read", "environment", env, "err", err)
+			return old, nil
+		}
 		return nil, err
 	}
+	es := &clientEnvState{state: &fresh, content: &fresh}
+	if same {
+		es.content = old.content
+	}
 	c.mu.Lock()
-	if old := c.states[env]; old == nil || old.Revision <= fresh.Revision {
-		c.states[env] = &fresh
+	if cur := c.states[env]; cur == nil || cur.state.Revision <= fresh.Revision {
+		c.states[env] = es
 	}
 	c.mu.Unlock()
-	return &fresh, nil
+	return es, nil
 }
 
-// buildPayload filters a state for q and encodes it.
-func buildPayload(q clientQuery, st *store.ClientState) (*clientPayload, error) {
+// buildPayload filters a state for q and encodes it. When the answer is
+// prev's (same content, so same ETag) it returns prev, not encoded again.
+func buildPayload(q clientQuery, st *store.ClientState, prev *clientPayload) (*clientPayload, error) {
 	allProjects := len(q.Projects) == 0 || slices.Contains(q.Projects, "*")
-	out := &clientapi.Features{Version: 2, Features: []clientapi.Feature{}, Segments: st.Segments}
+	out := &clientapi.Features{Version: 2, Features: []clientapi.Feature{}}
 	used := map[int]bool{}
 	for _, cf := range st.Features {
 		f := cf.Feature
@@ -386,9 +475,7 @@ func buildPayload(q clientQuery, st *store.ClientState) (*clientPayload, error) 
 			}
 		}
 	}
-	if out.Segments == nil {
-		out.Segments = []clientapi.Segment{}
-	}
+	out.Segments = visibleSegments(st.Segments, allProjects, used)
 	query := &clientapi.Query{Environment: q.Environment, NamePrefix: q.NamePrefix, InlineSegmentConstraints: false}
 	if !allProjects {
 		query.Project = q.Projects
@@ -397,12 +484,26 @@ func buildPayload(q clientQuery, st *store.ClientState) (*clientPayload, error) 
 		query.Tag = append(query.Tag, []string{t.Type, t.Value})
 	}
 	out.Query = query
-	etag := fmt.Sprintf(`"%s:%d:v1"`, q.hash(), st.Revision)
-	out.Meta = &clientapi.Meta{Revision: int(st.Revision), ETag: etag, QueryHash: q.hash()}
-	body, err := encodeClientFeatures(out)
+	// The answer without meta is its content: the ETag is made from it,
+	// then meta (the last field) is added.
+	content, err := encodeClientFeatures(out)
 	if err != nil {
 		return nil, err
 	}
+	etag := contentETag(q, content)
+	if prev != nil && prev.etag == etag {
+		return prev, nil
+	}
+	out.Meta = &clientapi.Meta{Revision: int(st.Revision), ETag: etag, QueryHash: q.hash()}
+	meta, err := json.Marshal(out.Meta)
+	if err != nil {
+		return nil, err
+	}
+	body := make([]byte, 0, len(content)+len(meta)+9)
+	body = append(body, content[:len(content)-1]...) // without the closing brace
+	body = append(body, `,"meta":`...)
+	body = append(body, meta...)
+	body = append(body, '}')
 	gzipped, err := gzipBytes(body)
 	if err != nil {
 		return nil, err
@@ -412,6 +513,36 @@ func buildPayload(q clientQuery, st *store.ClientState) (*clientPayload, error) 
 		body: body, gzipped: gzipped, features: out,
 		bodyLength: []string{strconv.Itoa(len(body))}, gzippedLength: []string{strconv.Itoa(len(gzipped))},
 	}, nil
+}
+
+// contentETag is the ETag of an answer to q whose content (the answer
+// without meta) is content: "<query hash>:<content hash>:v1". It depends on
+// nothing else, so a change elsewhere (a user, a token, a favourite, a flag
+// of another project) leaves it as it was, and every server of a database
+// gives the same answer the same ETag, across restarts too.
+func contentETag(q clientQuery, content []byte) string {
+	sum := sha256.Sum256(content)
+	return `"` + q.hash() + ":" + hex.EncodeToString(sum[:8]) + `:v1"`
+}
+
+// visibleSegments are the segments an answer carries: for a scope of every
+// project all of them, as Unleash sends them; for a scope of some projects
+// only those its flags use (used), so that a token never sees the
+// constraints of segments only other projects use.
+func visibleSegments(all []clientapi.Segment, allProjects bool, used map[int]bool) []clientapi.Segment {
+	if allProjects {
+		if all == nil {
+			return []clientapi.Segment{}
+		}
+		return all
+	}
+	out := []clientapi.Segment{}
+	for _, sg := range all {
+		if used[sg.ID] {
+			out = append(out, sg)
+		}
+	}
+	return out
 }
 
 // gzipBytes compresses a payload once per revision: at thousands of flags

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/signalbox/signalbox/clientapi"
 	"github.com/signalbox/signalbox/store"
 )
 
@@ -22,13 +23,16 @@ import (
 // filtered for a scope, encoded once and shared by every request and stream
 // of that scope.
 
-// maxDeltaHistory bounds the revisions an environment remembers, and
-// maxDeltaHistoryBytes the memory their states take (states share the
-// encoding of every flag that did not change). A client whose revision has
-// fallen out (or was never seen here) gets a hydration, which is always
-// correct, only larger.
+// maxDeltaHistory bounds the distinct states an environment remembers,
+// maxDeltaEntries the revisions (those that changed nothing here share
+// their predecessor's state, so a run of users, tokens or settings does
+// not push the clients' revisions out), and maxDeltaHistoryBytes the
+// memory the states take (states share the encoding of every flag that did
+// not change). A client whose revision has fallen out (or was never seen
+// here) gets a hydration, which is always correct, only larger.
 const (
 	maxDeltaHistory      = 100
+	maxDeltaEntries      = 4096
 	maxDeltaHistoryBytes = 64 << 20
 )
 
@@ -54,6 +58,8 @@ type deltaFeature struct {
 	project string
 	tags    []store.Tag
 	raw     json.RawMessage
+	// segments are the ids of the segments its strategies use.
+	segments []int
 }
 
 type deltaSegment struct {
@@ -87,7 +93,8 @@ func nextDeltaState(st *store.ClientState, prev *deltaState, src *store.ClientSt
 			}
 		}
 		d.byName[cf.Name] = len(d.features)
-		d.features = append(d.features, deltaFeature{name: cf.Name, project: cf.Project, tags: cf.Tags, raw: raw})
+		d.features = append(d.features, deltaFeature{name: cf.Name, project: cf.Project, tags: cf.Tags, raw: raw,
+			segments: segmentsOf(cf.Strategies)})
 	}
 	for _, sg := range st.Segments {
 		raw, err := json.Marshal(sg)
@@ -147,6 +154,41 @@ func (d *deltaState) sameAs(o *deltaState) bool {
 	return true
 }
 
+// segmentsOf lists the segments the strategies use; nil when none.
+func segmentsOf(strategies []clientapi.Strategy) []int {
+	var ids []int
+	for _, st := range strategies {
+		for _, id := range st.Segments {
+			if !slices.Contains(ids, id) {
+				ids = append(ids, id)
+			}
+		}
+	}
+	return ids
+}
+
+// visibleSegments returns which segments of d a client of q's scope gets,
+// as buildPayload decides it: nil for every one (a scope of every
+// project), else those its flags use.
+func (q clientQuery) visibleSegments(d *deltaState) map[int]bool {
+	if len(q.Projects) == 0 || slices.Contains(q.Projects, "*") {
+		return nil
+	}
+	used := map[int]bool{}
+	for i := range d.features {
+		if f := &d.features[i]; len(f.segments) > 0 && q.matches(f) {
+			for _, id := range f.segments {
+				used[id] = true
+			}
+		}
+	}
+	return used
+}
+
+// segmentVisible reports whether the segment id is among visible (nil:
+// all).
+func segmentVisible(visible map[int]bool, id int) bool { return visible == nil || visible[id] }
+
 // matches reports whether a feature is in q's scope (projects, name
 // prefix, tags), as buildPayload decides it.
 func (q clientQuery) matches(f *deltaFeature) bool {
@@ -177,10 +219,16 @@ func appendHydration(b []byte, d *deltaState, q clientQuery, eventID int64) []by
 		b = append(b, f.raw...)
 	}
 	b = append(b, `],"segments":[`...)
-	for i, sg := range d.segments {
-		if i > 0 {
+	visible := q.visibleSegments(d)
+	first = true
+	for _, sg := range d.segments {
+		if !segmentVisible(visible, sg.id) {
+			continue
+		}
+		if !first {
 			b = append(b, ',')
 		}
+		first = false
 		b = append(b, sg.raw...)
 	}
 	return append(b, "]}"...)
@@ -189,7 +237,9 @@ func appendHydration(b []byte, d *deltaState, q clientQuery, eventID int64) []by
 // appendDelta writes the events that take a client of q's scope from
 // state from to state to, and reports how many there are. Segments come
 // first so that a feature never arrives before a segment it uses; removed
-// segments come last, once no feature refers to them.
+// segments come last, once no feature refers to them. Segments outside the
+// scope's view (visibleSegments) are never sent: one coming into view is
+// sent as updated, one going out of it as removed.
 func appendDelta(b []byte, from, to *deltaState, q clientQuery, eventID int64) ([]byte, int) {
 	n := 0
 	event := func(kind string) {
@@ -202,8 +252,12 @@ func appendDelta(b []byte, from, to *deltaState, q clientQuery, eventID int64) (
 		b = append(b, `","eventId":`...)
 		b = strconv.AppendInt(b, eventID, 10)
 	}
+	fromVisible, toVisible := q.visibleSegments(from), q.visibleSegments(to)
 	for _, sg := range to.segments {
-		if i, ok := from.byID[sg.id]; ok && bytes.Equal(from.segments[i].raw, sg.raw) {
+		if !segmentVisible(toVisible, sg.id) {
+			continue
+		}
+		if i, ok := from.byID[sg.id]; ok && segmentVisible(fromVisible, sg.id) && bytes.Equal(from.segments[i].raw, sg.raw) {
 			continue
 		}
 		event("segment-updated")
@@ -240,7 +294,10 @@ func appendDelta(b []byte, from, to *deltaState, q clientQuery, eventID int64) (
 		b = append(b, '}')
 	}
 	for _, sg := range from.segments {
-		if _, ok := to.byID[sg.id]; ok {
+		if !segmentVisible(fromVisible, sg.id) {
+			continue
+		}
+		if _, ok := to.byID[sg.id]; ok && segmentVisible(toVisible, sg.id) {
 			continue
 		}
 		event("segment-removed")
@@ -261,9 +318,10 @@ func appendJSONString(b []byte, s string) []byte {
 type deltaHistory struct {
 	// mu is held while a newer state is read, so that one read serves every
 	// stream and request waiting for it.
-	mu      sync.Mutex
-	entries []deltaEntry
-	bytes   int64 // the sizes of the distinct states in entries
+	mu       sync.Mutex
+	entries  []deltaEntry
+	bytes    int64 // the sizes of the distinct states in entries
+	distinct int   // the distinct states in entries
 	// encoded are the answers built for the newest revision, by scope and
 	// starting revision; older ones are dropped as a newer revision arrives.
 	encoded      map[deltaKey]*encodedDelta
@@ -346,13 +404,15 @@ func (s *Server) deltaLatest(ctx context.Context, env string) (*deltaHistory, de
 	} else {
 		d.share(prev)
 		dh.bytes += d.size
+		dh.distinct++
 	}
 	e := deltaEntry{rev: st.Revision, state: d}
 	dh.entries = append(dh.entries, e)
 	// Drop the oldest revisions beyond the bounds, keeping the newest two.
-	for len(dh.entries) > 2 && (len(dh.entries) > maxDeltaHistory || dh.bytes > maxDeltaHistoryBytes) {
+	for len(dh.entries) > 2 && (dh.distinct > maxDeltaHistory || len(dh.entries) > maxDeltaEntries || dh.bytes > maxDeltaHistoryBytes) {
 		if old := dh.entries[0].state; old != dh.entries[1].state {
 			dh.bytes -= old.size
+			dh.distinct--
 		}
 		dh.entries = dh.entries[1:]
 	}

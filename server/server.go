@@ -255,6 +255,9 @@ func (s *Server) refreshRevision(ctx context.Context) {
 	}
 	if !s.ready.Swap(true) {
 		s.log.Info("database answers again")
+		// Streams waiting for a change they could not read bring
+		// themselves up to date now.
+		s.streams.wake()
 	}
 	s.raiseRevision(rev)
 }

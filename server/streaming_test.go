@@ -214,30 +214,30 @@ func TestStreamingHydrationThenChanges(t *testing.T) {
 		t.Errorf("id %d after %d, event id %d", next, rev, evs[0].EventID)
 	}
 
-	// A segment and a strategy using it: the segment comes first.
+	// A segment and a strategy using it: the token, of one project, gets
+	// the segment once a flag of its uses it, before that flag.
 	seg := ts.admin("POST", "/api/admin/segments", map[string]any{"name": "beta", "constraints": []any{
 		map[string]any{"contextName": "userId", "operator": "IN", "values": []string{"1"}}}}).must(t, http.StatusCreated)
 	segID := int(seg.Object()["id"].(float64))
-	m = s.next()
-	if evs = m.events(t); len(evs) != 1 || evs[0].Type != "segment-updated" || evs[0].Segment.ID != segID {
-		t.Fatalf("after creating a segment: %+v", m)
-	}
 	ts.admin("POST", "/api/admin/projects/default/features/checkout/environments/development/strategies",
 		map[string]any{"name": "default", "segments": []int{segID}}).must(t, http.StatusOK)
 	m = s.next()
-	if evs = m.events(t); len(evs) != 1 || evs[0].Type != "feature-updated" || len(evs[0].Feature.Strategies) != 2 {
+	if evs = m.events(t); len(evs) != 2 || evs[0].Type != "segment-updated" || evs[0].Segment.ID != segID ||
+		evs[1].Type != "feature-updated" || len(evs[1].Feature.Strategies) != 2 {
 		t.Fatalf("after adding a strategy: %+v", m)
 	}
 
-	// Archiving removes the flag; reviving brings it back.
+	// Archiving removes the flag, and the segment only it used; reviving
+	// brings both back.
 	ts.admin("DELETE", "/api/admin/projects/default/features/checkout", nil).must(t, http.StatusAccepted)
 	m = s.next()
-	if evs = m.events(t); len(evs) != 1 || evs[0].Type != "feature-removed" || evs[0].FeatureName != "checkout" || evs[0].Project != "default" {
+	if evs = m.events(t); len(evs) != 2 || evs[0].Type != "feature-removed" || evs[0].FeatureName != "checkout" || evs[0].Project != "default" ||
+		evs[1].Type != "segment-removed" || evs[1].SegmentID != segID {
 		t.Fatalf("after archiving: %+v", m)
 	}
 	ts.admin("POST", "/api/admin/archive/revive/checkout", nil).must(t, http.StatusOK)
 	m = s.next()
-	if evs = m.events(t); len(evs) != 1 || evs[0].Type != "feature-updated" || evs[0].Feature.Name != "checkout" {
+	if evs = m.events(t); len(evs) != 2 || evs[0].Type != "segment-updated" || evs[1].Type != "feature-updated" || evs[1].Feature.Name != "checkout" {
 		t.Fatalf("after reviving: %+v", m)
 	}
 }

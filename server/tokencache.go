@@ -100,6 +100,12 @@ func (s *Server) tokenSet(ctx context.Context) (*tokenSet, error) {
 		return err
 	})
 	if err != nil {
+		if old != nil {
+			// The database does not answer: the tokens read last stay
+			// valid, so that SDKs keep being served; the set is read
+			// again on the next request.
+			return old, nil
+		}
 		return nil, err
 	}
 	set := &tokenSet{revision: rev, byDigest: make(map[[sha256.Size]byte]*cachedToken, len(list)), seed: maphash.MakeSeed()}

@@ -29,6 +29,8 @@ type server struct {
 	asUser string
 	// pid is the postmaster's, read after start, as a last resort for stop.
 	pid int
+	// opts are the server options pg_ctl starts it with.
+	opts string
 }
 
 // binGlob is where Debian and Ubuntu install the server binaries, which
@@ -97,16 +99,37 @@ func startCluster() (*server, error) {
 	}
 	// Durability is worthless for a throwaway cluster; speed is not.
 	opts := fmt.Sprintf("-k '%s' -c listen_addresses='' -c fsync=off -c full_page_writes=off -c synchronous_commit=off -c max_connections=400", dir)
-	logFile := filepath.Join(dir, "server.log")
-	if out, err := s.run(pgCtl, "-D", data, "-l", logFile, "-w", "-t", "60", "-o", opts, "start"); err != nil {
-		log, _ := os.ReadFile(logFile)
+	s.opts = opts
+	if err := s.start(); err != nil {
 		s.stop()
-		return nil, fmt.Errorf("pgtest: pg_ctl start: %v\n%s\n%s", err, out, log)
+		return nil, err
 	}
-	s.pid = readPID(data)
 	q := url.Values{"host": {dir}, "sslmode": {"disable"}}
 	s.adminURL = "postgres://test@/postgres?" + q.Encode()
 	return s, nil
+}
+
+// start starts the cluster's server, created by startCluster.
+func (s *server) start() error {
+	data := filepath.Join(s.dir, "data")
+	logFile := filepath.Join(s.dir, "server.log")
+	if out, err := s.run(s.pgCtl, "-D", data, "-l", logFile, "-w", "-t", "60", "-o", s.opts, "start"); err != nil {
+		log, _ := os.ReadFile(logFile)
+		return fmt.Errorf("pgtest: pg_ctl start: %v\n%s\n%s", err, out, log)
+	}
+	s.pid = readPID(data)
+	return nil
+}
+
+// halt stops the cluster's server, ending its connections, and keeps its
+// data for start. A fast stop, not an immediate one: with
+// synchronous_commit off a crash could lose commits the test relies on.
+func (s *server) halt() error {
+	data := filepath.Join(s.dir, "data")
+	if out, err := s.run(s.pgCtl, "-D", data, "-m", "fast", "-w", "-t", "30", "stop"); err != nil {
+		return fmt.Errorf("pgtest: pg_ctl stop: %v\n%s", err, out)
+	}
+	return nil
 }
 
 // run runs a PostgreSQL binary, as the postgres user when we are root.

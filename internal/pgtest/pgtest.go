@@ -106,6 +106,57 @@ func Start(t testing.TB) string {
 	return srv.createDatabase(t)
 }
 
+// Stoppable is a server for one test alone that the test stops and starts
+// again, to see what happens while the database is down. URL names an
+// empty database on it.
+type Stoppable struct {
+	URL     string
+	s       *server
+	stopped bool
+}
+
+// StartStoppable starts a Stoppable, stopped for good when t ends. It
+// needs a cluster of its own: with TEST_DATABASE_URL set the test is
+// skipped, as an existing server is never stopped.
+func StartStoppable(t testing.TB) *Stoppable {
+	t.Helper()
+	if os.Getenv(EnvURL) != "" {
+		t.Skipf("%s is set: a test that stops its database needs a cluster of its own", EnvURL)
+	}
+	srv, err := startCluster()
+	if err != nil {
+		skipOrFail(t, err)
+	}
+	t.Cleanup(srv.stop)
+	c := &Stoppable{s: srv, URL: srv.createDatabase(t)}
+	// Up again before the database is dropped.
+	t.Cleanup(func() {
+		if c.stopped {
+			c.Start(t)
+		}
+	})
+	return c
+}
+
+// Stop stops the server: open connections break and new ones are refused
+// until Start.
+func (c *Stoppable) Stop(t testing.TB) {
+	t.Helper()
+	if err := c.s.halt(); err != nil {
+		t.Fatal(err)
+	}
+	c.stopped = true
+}
+
+// Start starts the server again, with the data it had.
+func (c *Stoppable) Start(t testing.TB) {
+	t.Helper()
+	if err := c.s.start(); err != nil {
+		t.Fatal(err)
+	}
+	c.stopped = false
+}
+
 func sharedServer() (*server, error) {
 	mu.Lock()
 	defer mu.Unlock()
