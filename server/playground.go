@@ -496,10 +496,14 @@ func (s *Server) handlePlayground(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
+	sight, err := s.sightOf(r.Context())
+	if err != nil {
+		return err
+	}
 	ctx := engineContext(flat, pe.name)
 	features := []playgroundFeature{}
 	for _, name := range pe.snap.Names() {
-		if !projects.has(pe.projects[name]) {
+		if !projects.has(pe.projects[name]) || !sight.canSee(pe.projects[name]) {
 			continue
 		}
 		if f, ok := pe.explain(name, &ctx, false); ok {
@@ -601,6 +605,10 @@ func (s *Server) handleAdvancedPlayground(w http.ResponseWriter, r *http.Request
 		}
 		envs = append(envs, pe)
 	}
+	sight, err := s.sightOf(r.Context())
+	if err != nil {
+		return err
+	}
 	features := []advancedFeature{}
 	index := map[string]int{}
 	for _, pe := range envs {
@@ -609,7 +617,7 @@ func (s *Server) handleAdvancedPlayground(w http.ResponseWriter, r *http.Request
 			ctxs[i] = engineContext(flat, pe.name)
 		}
 		for _, name := range pe.snap.Names() {
-			if !projects.has(pe.projects[name]) {
+			if !projects.has(pe.projects[name]) || !sight.canSee(pe.projects[name]) {
 				continue
 			}
 			for i := range combos {
