@@ -1,11 +1,13 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"slices"
 	"strconv"
 	"testing"
+	"time"
 )
 
 func TestProjectModes(t *testing.T) { projectModesFlow(t, newTestServer(t)) }
@@ -61,6 +63,22 @@ func projectModesFlow(t *testing.T, ts *testServer) {
 	// Vera stars the project while it is open; then it becomes private.
 	ts.asSession(vera, "POST", "/api/admin/projects/secret/favorites", nil).must(t, http.StatusOK)
 	admin("PUT", "/api/admin/projects/secret", map[string]any{"mode": "private"}, http.StatusOK)
+
+	// An application reports using flags of the private and the open
+	// project.
+	var every TokenJSON
+	admin("POST", "/api/admin/api-tokens", map[string]any{"type": "client", "tokenName": "every-project", "projects": []string{"*"}, "environment": "development"},
+		http.StatusCreated).Decode(t, &every)
+	now := time.Now().UTC()
+	ts.request("POST", "/api/client/register", every.Secret, map[string]any{"appName": "modes", "instanceId": "modes-1",
+		"sdkVersion": "unleash-client-node:6.1.0", "strategies": []string{}, "started": now, "interval": 15000}).must(t, http.StatusAccepted)
+	ts.request("POST", "/api/client/metrics", every.Secret, map[string]any{"appName": "modes", "instanceId": "modes-1",
+		"bucket": map[string]any{"start": now.Add(-time.Minute), "stop": now, "toggles": map[string]any{
+			"secret-flag": map[string]any{"yes": 1, "no": 0}, "open-flag": map[string]any{"yes": 1, "no": 0}}},
+	}).must(t, http.StatusAccepted)
+	if err := ts.srv.FlushMetrics(context.Background()); err != nil {
+		t.Fatal(err)
+	}
 
 	type caller struct {
 		name string
@@ -119,6 +137,9 @@ func projectModesFlow(t *testing.T, ts *testServer) {
 			if (counts["archived"] == 1) != c.sees {
 				t.Errorf("lifecycle count %v", counts)
 			}
+			var app struct{ Projects []string }
+			c.as("GET", "/api/admin/metrics/applications/modes/overview", nil).must(t, http.StatusOK).Decode(t, &app)
+			seen("application projects", app.Projects, "secret")
 			// The open and protected projects' flags are everyone's.
 			if got := listedNames(t, c.as("GET", "/api/admin/features", nil), "features", "name"); !slices.Contains(got, "guarded-flag") || !slices.Contains(got, "open-flag") {
 				t.Errorf("open and protected flags missing: %v", got)
