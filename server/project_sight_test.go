@@ -60,6 +60,12 @@ func projectModesFlow(t *testing.T, ts *testServer) {
 	for _, p := range []string{"secret", "guarded"} {
 		admin("POST", "/api/admin/projects/"+p+"/access", map[string]any{"roles": []int{5}, "users": []map[string]int{{"id": moID}}, "groups": []any{}}, http.StatusOK)
 	}
+	// Gus is a member through a group.
+	gusID := createTestUser(t, ts, "gus", "Viewer", strongPassword)
+	gus := signIn(t, ts, "gus", strongPassword)
+	var team groupAnswer
+	admin("POST", "/api/admin/groups", map[string]any{"name": "Secret keepers", "users": members(gusID)}, http.StatusCreated).Decode(t, &team)
+	admin("POST", "/api/admin/projects/secret/access", map[string]any{"roles": []int{5}, "users": []any{}, "groups": []map[string]int{{"id": team.ID}}}, http.StatusOK)
 	// Vera stars the project while it is open; then it becomes private.
 	ts.asSession(vera, "POST", "/api/admin/projects/secret/favorites", nil).must(t, http.StatusOK)
 	admin("PUT", "/api/admin/projects/secret", map[string]any{"mode": "private"}, http.StatusOK)
@@ -89,6 +95,7 @@ func projectModesFlow(t *testing.T, ts *testServer) {
 		{"viewer without a role", func(m, p string, b any) response { return ts.asSession(vera, m, p, b) }, false},
 		{"editor without a role", func(m, p string, b any) response { return ts.asSession(ed, m, p, b) }, false},
 		{"member", func(m, p string, b any) response { return ts.asSession(mo, m, p, b) }, true},
+		{"member through a group", func(m, p string, b any) response { return ts.asSession(gus, m, p, b) }, true},
 		{"admin token", func(m, p string, b any) response { return ts.admin(m, p, b) }, true},
 	}
 	for _, c := range callers {
