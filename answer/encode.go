@@ -63,14 +63,23 @@ func appendToggle(b []byte, r *engine.Result) []byte {
 	b = append(b, `,"enabled":`...)
 	b = strconv.AppendBool(b, r.Enabled)
 	// The variant's members are in the reference's order: name, payload,
-	// enabled, feature_enabled, featureEnabled.
+	// enabled, feature_enabled, featureEnabled; name, enabled, payload,
+	// feature_enabled, featureEnabled for a strategy's variant.
 	b = append(b, `,"variant":{"name":`...)
 	b = appendString(b, r.Variant.Name)
-	if pl := r.Variant.Payload; pl != nil {
-		b = appendPayload(b, pl)
+	if r.Variant.FromStrategy {
+		b = append(b, `,"enabled":`...)
+		b = strconv.AppendBool(b, r.Variant.Enabled)
+		if pl := r.Variant.Payload; pl != nil {
+			b = appendPayload(b, pl)
+		}
+	} else {
+		if pl := r.Variant.Payload; pl != nil {
+			b = appendPayload(b, pl)
+		}
+		b = append(b, `,"enabled":`...)
+		b = strconv.AppendBool(b, r.Variant.Enabled)
 	}
-	b = append(b, `,"enabled":`...)
-	b = strconv.AppendBool(b, r.Variant.Enabled)
 	if r.Variant.FeatureEnabled {
 		b = append(b, `,"feature_enabled":true,"featureEnabled":true},"impressionData":`...)
 	} else {

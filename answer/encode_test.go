@@ -94,10 +94,24 @@ func TestVariantKeyOrder(t *testing.T) {
 			`{"name":"f","enabled":true,"variant":{"name":"blue","payload":{"type":"string","value":"v"},"enabled":true,"feature_enabled":true,"featureEnabled":true},"impressionData":false}`},
 		{"no payload", engine.Result{Name: "g", Variant: engine.Variant{Name: "disabled"}},
 			`{"name":"g","enabled":false,"variant":{"name":"disabled","enabled":false,"feature_enabled":false,"featureEnabled":false},"impressionData":false}`},
+		{"disabled while on", engine.Result{Name: "h", Found: true, Enabled: true, Variant: engine.Variant{Name: "disabled", FeatureEnabled: true}},
+			`{"name":"h","enabled":true,"variant":{"name":"disabled","enabled":false,"feature_enabled":true,"featureEnabled":true},"impressionData":false}`},
+		{"flag variant without payload", engine.Result{Name: "i", Found: true, Enabled: true, Variant: engine.Variant{Name: "red", Enabled: true, FeatureEnabled: true}},
+			`{"name":"i","enabled":true,"variant":{"name":"red","enabled":true,"feature_enabled":true,"featureEnabled":true},"impressionData":false}`},
+		// A strategy's variant: enabled before payload, as the reference
+		// writes {name, enabled, payload} and then adds feature_enabled.
+		{"strategy payload", engine.Result{Name: "s", Found: true, Enabled: true, Variant: engine.Variant{Name: "green", Enabled: true, FeatureEnabled: true,
+			FromStrategy: true, Payload: &clientapi.Payload{Type: "json", Value: `{"a":1}`}}},
+			`{"name":"s","enabled":true,"variant":{"name":"green","enabled":true,"payload":{"type":"json","value":"{\"a\":1}"},"feature_enabled":true,"featureEnabled":true},"impressionData":false}`},
+		{"strategy without payload", engine.Result{Name: "t", Found: true, Enabled: true, Variant: engine.Variant{Name: "green", Enabled: true, FeatureEnabled: true, FromStrategy: true}},
+			`{"name":"t","enabled":true,"variant":{"name":"green","enabled":true,"feature_enabled":true,"featureEnabled":true},"impressionData":false}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := string(appendToggle(nil, &tc.r)); got != tc.want {
 				t.Errorf("got  %s\nwant %s", got, tc.want)
+			}
+			if tc.r.Variant.FromStrategy && tc.r.Variant.Payload != nil {
+				return // clientapi.ToggleResult has the flag's order only
 			}
 			b, _ := json.Marshal(clientapi.ToggleResult{Name: tc.r.Name, Enabled: tc.r.Enabled,
 				Variant: clientapi.VariantResult{Name: tc.r.Variant.Name, Enabled: tc.r.Variant.Enabled, Payload: tc.r.Variant.Payload,

@@ -39,9 +39,10 @@ type flagPieces struct {
 
 // variantPiece is one variant a flag can pick, as the engine reports it.
 type variantPiece struct {
-	name    string
-	payload *clientapi.Payload
-	// middle is enabledTrue and the variant object:
+	name     string
+	payload  *clientapi.Payload
+	strategy bool // a strategy's variant, not the flag's (engine.Variant.FromStrategy)
+	// middle is enabledTrue and the variant object (see appendVariant):
 	// {"name":"…","payload":{…},"enabled":true,"feature_enabled":true,"featureEnabled":true}
 	middle span
 	hash   uint64 // pieceHash of the variant object
@@ -97,14 +98,14 @@ func newPieces(snap *engine.Snapshot) *pieces {
 		arena = appendString(arena, name)
 		arena = append(arena, `,"enabled":`...)
 		f.open = spanFrom(from)
-		for vname, payload := range snap.Variants(i) {
-			if variantIndex(f.variants, vname, payload) >= 0 {
+		for v := range snap.Variants(i) {
+			if variantIndex(f.variants, &v) >= 0 {
 				continue
 			}
 			from := len(arena)
 			arena = append(arena, enabledTrue...)
-			arena = appendVariant(arena, vname, payload)
-			f.variants = append(f.variants, variantPiece{name: vname, payload: payload, middle: spanFrom(from)})
+			arena = appendVariant(arena, v.Name, v.Payload, v.FromStrategy)
+			f.variants = append(f.variants, variantPiece{name: v.Name, payload: v.Payload, strategy: v.FromStrategy, middle: spanFrom(from)})
 		}
 	}
 	p.text = string(arena)
@@ -119,21 +120,31 @@ func newPieces(snap *engine.Snapshot) *pieces {
 	return p
 }
 
-// variantIndex is the index in vs of the variant with name and payload,
-// -1 for none.
-func variantIndex(vs []variantPiece, name string, payload *clientapi.Payload) int {
+// variantIndex is the index in vs of the piece of v (its name, payload
+// and origin), -1 for none.
+func variantIndex(vs []variantPiece, v *engine.Variant) int {
 	for k := range vs {
-		if vs[k].payload == payload && vs[k].name == name {
+		if vs[k].payload == v.Payload && vs[k].strategy == v.FromStrategy && vs[k].name == v.Name {
 			return k
 		}
 	}
 	return -1
 }
 
-// appendVariant appends the variant object of a picked variant.
-func appendVariant(b []byte, name string, pl *clientapi.Payload) []byte {
+// appendVariant appends the variant object of a picked variant, its
+// members in the reference's order: name, payload, enabled,
+// feature_enabled, featureEnabled for the flag's variants, and name,
+// enabled, payload, feature_enabled, featureEnabled for a strategy's.
+func appendVariant(b []byte, name string, pl *clientapi.Payload, fromStrategy bool) []byte {
 	b = append(b, `{"name":`...)
 	b = appendString(b, name)
+	if fromStrategy {
+		b = append(b, `,"enabled":true`...)
+		if pl != nil {
+			b = appendPayload(b, pl)
+		}
+		return append(b, `,"feature_enabled":true,"featureEnabled":true}`...)
+	}
 	if pl != nil {
 		b = appendPayload(b, pl)
 	}
@@ -299,7 +310,7 @@ func (p *pieces) toggleSpans(r *engine.Result) (open, middle span, code uint64, 
 	case !v.Enabled && !r.Enabled && !v.FeatureEnabled:
 		middle, vhash = spanOff, hashVariantOff
 	case v.Enabled && r.Enabled && v.FeatureEnabled:
-		k := variantIndex(f.variants, v.Name, v.Payload)
+		k := variantIndex(f.variants, v)
 		if k < 0 {
 			return span{}, span{}, 0, false
 		}

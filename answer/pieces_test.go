@@ -5,6 +5,7 @@ import (
 	"net/http/httptest"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/signalbox/signalbox/clientapi"
@@ -104,6 +105,37 @@ func TestPiecesEncodeLikeTheGeneralForm(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestPiecesWriteEachVariantInItsOrder: a flag whose strategy and flag
+// variants share a name is answered, from the pieces, with the strategy's
+// variant in the strategy order and the flag's in the flag order.
+func TestPiecesWriteEachVariantInItsOrder(t *testing.T) {
+	snap := engine.Compile(piecesPayload(), engine.Options{Rand: func(int) int { return 0 }})
+	p := newPieces(snap)
+	want := map[string]string{
+		"strategy": `"variant":{"name":"blue","enabled":true,"payload":{"type":"string","value":"strategy"},"feature_enabled":true`,
+		"flag":     `"variant":{"name":"blue","payload":{"type":"string","value":"flag"},"enabled":true,"feature_enabled":true`,
+	}
+	seen := map[string]bool{}
+	for _, ctx := range pieceContexts(60) {
+		r := snap.Evaluate("same-name", &ctx)
+		if r.Variant.Payload == nil || r.Variant.Name != "blue" {
+			continue
+		}
+		got, _, ok := p.appendToggle(nil, &r)
+		if !ok {
+			t.Fatalf("%+v is not answered from the pieces", r)
+		}
+		from := r.Variant.Payload.Value
+		seen[from] = true
+		if !strings.Contains(string(got), want[from]) {
+			t.Errorf("the %s's variant: %s, want %s", from, got, want[from])
+		}
+	}
+	if !seen["strategy"] || !seen["flag"] {
+		t.Errorf("not every kind of variant was answered: %v", seen)
 	}
 }
 

@@ -50,6 +50,11 @@ type Variant struct {
 	Payload        *clientapi.Payload
 	Enabled        bool
 	FeatureEnabled bool
+	// FromStrategy is set for a variant of the winning strategy's
+	// variants, not the flag's own: the reference writes the two in
+	// different member orders (name, enabled, payload for a strategy's;
+	// name, payload, enabled for the flag's).
+	FromStrategy bool
 }
 
 // IsEnabled reports whether a flag is on for ctx. Unknown flags are off.
@@ -220,7 +225,7 @@ func pickVariant(vs *variantSet, ctx *Context, e *run) Variant {
 	if v == nil {
 		return Variant{Name: DisabledVariant, FeatureEnabled: true}
 	}
-	return Variant{Name: v.name, Enabled: true, Payload: v.payload, FeatureEnabled: true}
+	return v.result()
 }
 
 // eval decides a flag and returns the first strategy that switched it on

@@ -55,7 +55,7 @@ func (p *Plan) Outcome(outcome int32) (Result, bool) {
 	r := Result{Name: f.name, Index: f.index, Found: true, Enabled: o.on, ImpressionData: f.impressionData, PerUser: o.perUser,
 		Variant: Variant{Name: DisabledVariant, FeatureEnabled: o.on}}
 	if o.variant != nil {
-		r.Variant = Variant{Name: o.variant.name, Enabled: true, Payload: o.variant.payload, FeatureEnabled: true}
+		r.Variant = o.variant.result()
 	}
 	return r, o.possible
 }

@@ -197,7 +197,7 @@ func compileFlag(f clientapi.Feature, segments map[int][]constraint, e *env, k *
 	if len(f.Variants) > 0 {
 		sticky = k.stickiness(f.Variants[0].Stickiness)
 	}
-	cf.variants = compileVariants(f.Variants, f.Name, sticky, k)
+	cf.variants = compileVariants(f.Variants, f.Name, sticky, false, k)
 	return cf
 }
 
@@ -224,10 +224,11 @@ func (s *Snapshot) Names() []string {
 }
 
 // Variants yields the variants that the flag at index i (as in Names) can
-// answer with, its own and then each strategy's in payload order, with the
-// payload pointers its results carry (callers must not modify them).
-func (s *Snapshot) Variants(i int) iter.Seq2[string, *clientapi.Payload] {
-	return func(yield func(string, *clientapi.Payload) bool) {
+// answer with, its own and then each strategy's in payload order, as its
+// results carry them: with the same payload pointers (callers must not
+// modify them) and FromStrategy.
+func (s *Snapshot) Variants(i int) iter.Seq[Variant] {
+	return func(yield func(Variant) bool) {
 		if i < 0 || i >= len(s.flags) {
 			return
 		}
@@ -237,7 +238,7 @@ func (s *Snapshot) Variants(i int) iter.Seq2[string, *clientapi.Payload] {
 				return true
 			}
 			for k := range vs.variants {
-				if !yield(vs.variants[k].name, vs.variants[k].payload) {
+				if !yield(vs.variants[k].result()) {
 					return false
 				}
 			}

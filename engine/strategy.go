@@ -152,7 +152,7 @@ func compileStrategy(flagName string, s clientapi.Strategy, segments map[int][]c
 	}
 	// Strategy variants use the strategy's stickiness parameter, as the
 	// reference engine does; the variants' own stickiness is ignored.
-	cs.variants = compileVariants(s.Variants, variantGroup, k.stickiness(p["stickiness"]), k)
+	cs.variants = compileVariants(s.Variants, variantGroup, k.stickiness(p["stickiness"]), true, k)
 	return cs
 }
 

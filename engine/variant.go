@@ -16,6 +16,9 @@ type variant struct {
 	weight    uint32
 	payload   *clientapi.Payload
 	overrides []override
+	// fromStrategy marks a strategy's variant (not the flag's), which
+	// answers write in another member order.
+	fromStrategy bool
 }
 
 type override struct {
@@ -26,13 +29,13 @@ type override struct {
 // compileVariants compiles a list of variants; an empty list gives nil.
 // (Most flags and strategies have none, and evaluation streams through
 // them: a pointer keeps them small.)
-func compileVariants(list []clientapi.Variant, group string, sticky stickiness, k *keeper) *variantSet {
+func compileVariants(list []clientapi.Variant, group string, sticky stickiness, fromStrategy bool, k *keeper) *variantSet {
 	if len(list) == 0 {
 		return nil
 	}
 	vs := &variantSet{hash: newHashPrefix(group, variantSeed), sticky: sticky}
 	for _, v := range list {
-		cv := variant{name: k.str(v.Name), payload: k.payload(v.Payload)}
+		cv := variant{name: k.str(v.Name), payload: k.payload(v.Payload), fromStrategy: fromStrategy}
 		if v.Weight > 0 {
 			cv.weight = uint32(v.Weight)
 		}
@@ -43,6 +46,11 @@ func compileVariants(list []clientapi.Variant, group string, sticky stickiness, 
 		vs.variants = append(vs.variants, cv)
 	}
 	return vs
+}
+
+// result is the Variant of a flag that answers with v.
+func (v *variant) result() Variant {
+	return Variant{Name: v.name, Enabled: true, Payload: v.payload, FeatureEnabled: true, FromStrategy: v.fromStrategy}
 }
 
 // empty reports whether the set offers no variant (nil included).

@@ -45,6 +45,7 @@ type Edge struct {
 	keyHeader   string
 
 	limiter  *rate.Limiter
+	perAddr  *addrLimiter
 	inflight singleflight.Group
 	negative *negativeCache
 	now      func() time.Time
@@ -72,6 +73,11 @@ type Edge struct {
 	streams           atomic.Int64  // open streams
 	closing           chan struct{} // closed by CloseStreams
 	closeOnce         sync.Once
+	// streamers are the SDKs that streamed (edge_resume.go);
+	// refusedLogged is when a stream refused at the limit was last logged
+	// (Unix seconds).
+	streamers     edgeStreamers
+	refusedLogged atomic.Int64
 }
 
 // edgeServed is a token being served and its scope.
@@ -122,6 +128,7 @@ func NewEdge(cfg EdgeConfig) (*Edge, error) {
 		internalKey: "edge-internal." + hex.EncodeToString(key),
 		keyHeader:   http.CanonicalHeaderKey(DefaultClientKeysHeaderName),
 		limiter:     rate.NewLimiter(rate.Limit(cfg.ValidationsPerSecond), cfg.ValidationBurst),
+		perAddr:     newAddrLimiter(cfg.AddressValidationsPerSecond, cfg.AddressValidationBurst, cfg.ValidationAddresses),
 		negative:    newNegativeCache(cfg.MaxTokens, time.Minute),
 		now:         time.Now,
 		scopes:      map[string]*edgeScope{},
@@ -544,10 +551,12 @@ func (e *Edge) stopScope(sc *edgeScope) {
 	}
 }
 
-// lookup resolves an SDK's token: served already, refused recently, or
-// asked of the upstream now (one request per token however many SDKs
-// wait for it, and at a bounded rate).
-func (e *Edge) lookup(ctx context.Context, token string) (*edgeServed, int) {
+// lookup resolves an SDK's token: served already (never waiting on any
+// budget), refused recently (costing none), or asked of the upstream now:
+// one request per token however many SDKs wait for it, within the budget
+// of the address of r's client (the zero Addr when unknown: one budget
+// for all such clients) and then the node's shared budget.
+func (e *Edge) lookup(ctx context.Context, token string, r *http.Request) (*edgeServed, int) {
 	if s, ok := (*e.view.Load())[token]; ok {
 		return s, 0
 	}
@@ -562,7 +571,8 @@ func (e *Edge) lookup(ctx context.Context, token string) (*edgeServed, int) {
 		e.validations.WithLabelValues("cached_unknown").Inc()
 		return nil, http.StatusUnauthorized
 	}
-	if !e.limiter.Allow() {
+	addr := e.cfg.TrustProxy.Addr(r.RemoteAddr, r.Header[xffHeader])
+	if !e.perAddr.allow(addr, e.now()) || !e.limiter.Allow() {
 		e.validations.WithLabelValues("rate_limited").Inc()
 		return nil, http.StatusTooManyRequests
 	}
@@ -581,6 +591,8 @@ func (e *Edge) lookup(ctx context.Context, token string) (*edgeServed, int) {
 	e.validations.WithLabelValues("unknown").Inc()
 	return nil, http.StatusUnauthorized
 }
+
+const xffHeader = "X-Forwarded-For"
 
 // waitReady waits, bounded, for a new scope's first configuration.
 func (e *Edge) waitReady(ctx context.Context, sc *edgeScope) bool {

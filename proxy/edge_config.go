@@ -23,6 +23,9 @@ const (
 	// may go at once after a quiet spell.
 	DefaultEdgeValidationsPerSecond = 10
 	DefaultEdgeValidationBurst      = 50
+	// DefaultEdgeValidationAddresses bounds the client addresses whose
+	// own validation budgets a node remembers.
+	DefaultEdgeValidationAddresses = 10000
 )
 
 // EdgeConfig holds the options of Edge mode (`signalbox edge`): one node
@@ -79,8 +82,10 @@ type EdgeConfig struct {
 	// TrustProxy says which hops' X-Forwarded-For headers are believed
 	// (TRUST_PROXY).
 	TrustProxy clientip.Trust
-	// BackupDir is where each scope's last configuration is kept across
-	// restarts (BACKUP_FOLDER, default the OS temporary directory).
+	// BackupDir is where each scope's last configuration and the tokens
+	// served are kept across restarts (BACKUP_FOLDER, default
+	// DefaultEdgeBackupDir). It must be a folder only the node's user can
+	// write; it is created 0700 when missing.
 	BackupDir string
 	// MaxTokens bounds the tokens served at once (default 10,000).
 	MaxTokens int
@@ -91,6 +96,15 @@ type EdgeConfig struct {
 	// unknown tokens upstream (defaults 10 and 50).
 	ValidationsPerSecond float64
 	ValidationBurst      int
+	// AddressValidationsPerSecond and AddressValidationBurst bound the
+	// validations one client address may cause, taken before the shared
+	// budget above (defaults a fifth of it: 2 and 10), so that one
+	// address sending made-up tokens cannot starve the others.
+	// ValidationAddresses bounds the addresses remembered (default
+	// 10,000; the least recently seen is forgotten first).
+	AddressValidationsPerSecond float64
+	AddressValidationBurst      int
+	ValidationAddresses         int
 	// UpstreamTimeout bounds each upstream request (default 10 s).
 	UpstreamTimeout time.Duration
 	// AnswerCacheBytes bounds the answers kept per scope (as the proxy's).
@@ -173,11 +187,28 @@ func (c EdgeConfig) withDefaults() EdgeConfig {
 	if c.MaxStreams <= 0 {
 		c.MaxStreams = DefaultEdgeMaxStreams
 	}
+	if len(c.CORS.ExposedHeaders) == 0 {
+		// Scripts read the ETag, and fetch-mode, which asks SDKs back
+		// onto their stream.
+		c.CORS.ExposedHeaders = []string{"ETag", "fetch-mode"}
+	}
 	if c.ValidationsPerSecond <= 0 {
 		c.ValidationsPerSecond = DefaultEdgeValidationsPerSecond
 	}
 	if c.ValidationBurst <= 0 {
 		c.ValidationBurst = DefaultEdgeValidationBurst
+	}
+	if c.AddressValidationsPerSecond <= 0 {
+		c.AddressValidationsPerSecond = c.ValidationsPerSecond / 5
+	}
+	if c.AddressValidationBurst <= 0 {
+		c.AddressValidationBurst = max(1, c.ValidationBurst/5)
+	}
+	if c.ValidationAddresses <= 0 {
+		c.ValidationAddresses = DefaultEdgeValidationAddresses
+	}
+	if c.BackupDir == "" {
+		c.BackupDir = DefaultEdgeBackupDir()
 	}
 	if c.UpstreamTimeout == 0 {
 		c.UpstreamTimeout = DefaultUpstreamTimeout

@@ -10,19 +10,36 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/signalbox/signalbox/internal/privfile"
 )
 
 // The tokens a node serves are kept beside its scopes' backups, so that a
 // node restarted while its upstream is down serves the same SDKs from the
 // same configurations. The file holds token secrets: it is written for the
-// node's user only. Its name depends on the upstream, so that two nodes of
-// different upstreams sharing a folder never read each other's.
+// node's user only, through a new file of a random name created
+// exclusively (0600) and renamed into place, in a folder only that user
+// can write (created 0700 when missing); and a backup another user could
+// have written, or in a folder another user can write, is never read. Its
+// name depends on the upstream, so that two nodes of different upstreams
+// sharing a folder never read each other's.
+
+// DefaultEdgeBackupDir is the folder of a node's backups when BackupDir is
+// not set: $XDG_STATE_HOME/signalbox, or ~/.local/state/signalbox when
+// XDG_STATE_HOME is not set, or ./data when there is no home folder
+// either.
+func DefaultEdgeBackupDir() string {
+	if d := os.Getenv("XDG_STATE_HOME"); filepath.IsAbs(d) {
+		return filepath.Join(d, "signalbox")
+	}
+	if h, err := os.UserHomeDir(); err == nil && h != "" {
+		return filepath.Join(h, ".local", "state", "signalbox")
+	}
+	return "data"
+}
 
 func (e *Edge) tokensFile() string {
 	dir := e.cfg.BackupDir
-	if dir == "" {
-		dir = os.TempDir()
-	}
 	sum := sha256.Sum256([]byte(e.cfg.UpstreamURL))
 	return filepath.Join(dir, "signalbox-edge-tokens-"+hex.EncodeToString(sum[:8])+".json")
 }
@@ -30,8 +47,13 @@ func (e *Edge) tokensFile() string {
 // loadTokens reads the tokens served before a restart; they are served
 // until the upstream says otherwise.
 func (e *Edge) loadTokens() []edgeToken {
-	b, err := os.ReadFile(e.tokensFile())
+	b, err := privfile.ReadFile(e.tokensFile())
 	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if errors.Is(err, privfile.ErrNotPrivate) {
+		e.log.Error("refusing a token backup another user could have written; set BACKUP_FOLDER to a folder only this user can write",
+			"file", e.tokensFile(), "err", err)
 		return nil
 	}
 	var saved []edgeToken
@@ -69,12 +91,7 @@ func (e *Edge) saveTokens(tokens map[string]edgeToken) {
 		return
 	}
 	path := e.tokensFile()
-	tmp := path + ".tmp"
-	err := os.WriteFile(tmp, b, 0o600)
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
+	if err := privfile.WriteFile(path, b); err != nil {
 		e.log.Warn("cannot write the token backup", "file", path, "err", err)
 		return
 	}

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"sort"
 	"strings"
+	"time"
 )
 
 // edgeRoute is where an SDK path of the node goes: the token type it needs
@@ -162,6 +163,17 @@ func (e *Edge) route(w http.ResponseWriter, r *http.Request) {
 	r2.URL = &u
 	r2.Header = r.Header.Clone()
 	r2.Header[e.keyHeader] = []string{e.internalKey}
+	if rt.target == routeFeatures {
+		// An SDK reads fetch-mode only on a 200: one that should go back
+		// to its stream gets a 200 once even when its ETag matches.
+		mode, nudge := e.pollFetchMode(r.Header, time.Now())
+		if mode != nil {
+			w.Header()["Fetch-Mode"] = mode
+		}
+		if nudge {
+			delete(r2.Header, "If-None-Match")
+		}
+	}
 	sc.p.route(w, &r2)
 }
 
@@ -180,7 +192,7 @@ func (e *Edge) scopeFor(w http.ResponseWriter, r *http.Request, tokenType string
 		unauthorized(w)
 		return nil
 	}
-	served, status := e.lookup(r.Context(), token)
+	served, status := e.lookup(r.Context(), token, r)
 	if served == nil {
 		if status == http.StatusTooManyRequests {
 			w.Header().Set("Retry-After", "1")
@@ -228,8 +240,21 @@ func (e *Edge) serveValidate(w http.ResponseWriter, r *http.Request) {
 	}
 	out := []edgeToken{}
 	for _, t := range body.Tokens {
-		if s, _ := e.lookup(r.Context(), t); s != nil {
+		s, status := e.lookup(r.Context(), t, r)
+		if s != nil {
 			out = append(out, s.info)
+			continue
+		}
+		// A token not asked about (no budget left, or the upstream did
+		// not answer) is not known to be invalid: saying so would have
+		// the downstream node refuse it for a while. The whole answer
+		// is refused instead, and the downstream asks again later.
+		if status == http.StatusTooManyRequests || status == http.StatusServiceUnavailable {
+			if status == http.StatusTooManyRequests {
+				w.Header().Set("Retry-After", "1")
+			}
+			writeText(w, status, http.StatusText(status))
+			return
 		}
 	}
 	writeJSONValue(w, http.StatusOK, map[string]any{"tokens": out})

@@ -197,14 +197,20 @@ func (e *Edge) serveDelta(w http.ResponseWriter, r *http.Request, sc *edgeScope)
 
 // serveStream answers a stream: the scope whole (or the events since
 // Last-Event-ID), then each revision, with heartbeats, until the client
-// goes or the node shuts down (then fetch-mode: polling).
+// goes or the node shuts down (then it just ends, and the SDK reconnects),
+// or the scope goes (then fetch-mode: polling).
 func (e *Edge) serveStream(w http.ResponseWriter, r *http.Request, sc *edgeScope) {
 	if !e.streamSlot() {
+		if now := time.Now().Unix(); now-e.refusedLogged.Load() >= 60 {
+			e.refusedLogged.Store(now)
+			e.log.Warn("refusing streams: this node serves its maximum; SDKs poll instead", "maxStreams", e.cfg.MaxStreams)
+		}
 		w.Header().Set("Retry-After", "30")
 		writeText(w, http.StatusTooManyRequests, "This node serves its maximum of streams; poll instead.\n")
 		return
 	}
 	defer e.streams.Add(-1)
+	e.streamers.streamed(edgeStreamerKey(r.Header), time.Now())
 	st := sc.feed.state.Load()
 	if st == nil {
 		writeText(w, http.StatusServiceUnavailable, notReadyText)
@@ -263,7 +269,8 @@ func (e *Edge) serveStream(w http.ResponseWriter, r *http.Request, sc *edgeScope
 			_ = write([]byte("event: fetch-mode\ndata: polling\n\n"))
 			return
 		case <-e.closing:
-			_ = write([]byte("event: fetch-mode\ndata: polling\n\n"))
+			// Just ends: SDKs take a fetch-mode event as an order to poll
+			// for good, whereas an ended stream is one they open again.
 			return
 		}
 	}
@@ -282,9 +289,9 @@ func (e *Edge) streamSlot() bool {
 	}
 }
 
-// CloseStreams sends every open stream the event that moves SDKs back to
-// polling and ends it. Call it when shutdown begins, since a graceful
-// shutdown otherwise waits for streams that never end.
+// CloseStreams ends every open stream, with no fetch-mode event, so that
+// SDKs reconnect rather than poll for good. Call it when shutdown begins,
+// since a graceful shutdown otherwise waits for streams that never end.
 func (e *Edge) CloseStreams() {
 	e.closeOnce.Do(func() { close(e.closing) })
 }

@@ -62,7 +62,7 @@ func (s FileStorage) Get(_ context.Context, key string) ([]byte, error) {
 // rename), so that a crash never leaves half a backup behind.
 func (s FileStorage) Set(_ context.Context, key string, data []byte) error {
 	path := s.Path(key)
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
 	f, err := os.CreateTemp(filepath.Dir(path), ".backup-*")

@@ -102,7 +102,13 @@ func (s *Server) handleClientFeatures(w http.ResponseWriter, r *http.Request, to
 	h := w.Header()
 	h["Etag"] = p.etagHeader
 	h["Cache-Control"] = noCacheHeader
-	if etagMatches(r.Header.Get("If-None-Match"), p.etag) {
+	// An SDK reads fetch-mode only on a 200: one that should go back to
+	// its stream gets a 200 once even when its ETag matches.
+	mode, nudge := s.pollFetchMode(r)
+	if mode != nil {
+		h["Fetch-Mode"] = mode
+	}
+	if !nudge && etagMatches(r.Header.Get("If-None-Match"), p.etag) {
 		w.WriteHeader(http.StatusNotModified)
 		return nil
 	}

@@ -346,12 +346,21 @@ func envSwitchEvent(f store.Feature, env string, on bool) store.Event {
 	}
 }
 
+// envSwitcher is what switching a flag in an environment reads and writes:
+// a store transaction, or an import's preview (import_preview.go).
+type envSwitcher interface {
+	store.Reader
+	CreateStrategy(ctx context.Context, s store.Strategy) (store.Strategy, error)
+	UpdateStrategy(ctx context.Context, s store.Strategy) (store.Strategy, error)
+	UpdateFeatureEnvironment(ctx context.Context, fe store.FeatureEnvironment) (store.FeatureEnvironment, error)
+}
+
 // switchEnvironment turns a flag on or off in one environment. Turning on a
 // flag without an enabled strategy there first adds the project
 // environment's default strategy (or re-enables the disabled ones when
 // activateDisabled is set), so that "on" means on for everyone, as in
 // Unleash. Switching to the state it is already in records nothing.
-func switchEnvironment(ctx context.Context, tx store.Tx, t featureEnvTarget, on, activateDisabled bool) ([]store.Event, error) {
+func switchEnvironment(ctx context.Context, tx envSwitcher, t featureEnvTarget, on, activateDisabled bool) ([]store.Event, error) {
 	f, env := t.feature, t.env.Name
 	fe, err := tx.GetFeatureEnvironment(ctx, f.Name, env)
 	if err != nil {
@@ -377,7 +386,7 @@ func switchEnvironment(ctx context.Context, tx store.Tx, t featureEnvTarget, on,
 	return append(events, envSwitchEvent(f, env, on)), nil
 }
 
-func ensureEnabledStrategy(ctx context.Context, tx store.Tx, t featureEnvTarget, strategies []store.Strategy, activateDisabled bool) ([]store.Event, error) {
+func ensureEnabledStrategy(ctx context.Context, tx envSwitcher, t featureEnvTarget, strategies []store.Strategy, activateDisabled bool) ([]store.Event, error) {
 	for _, st := range strategies {
 		if !st.Disabled {
 			return nil, nil

@@ -1,12 +1,14 @@
 package server
 
 // Validating and importing an export document into one project and
-// environment. Both run the same code in one write transaction: the checks
-// first, then, when they find no error, the import itself, whose own
-// validation (the same as the admin routes': checkStrategy,
-// normalizeVariants, checkDependency, …) may find more. Validate always
-// rolls the transaction back and reports; import commits only when there
-// is no error and the caller holds every permission needed.
+// environment. Both run the same code: the checks first, then, when they
+// find no error, the import itself, whose own validation (the same as the
+// admin routes': checkStrategy, normalizeVariants, checkDependency, …) may
+// find more. Import runs in one write transaction and commits only when
+// there is no error and the caller holds every permission needed.
+// Validate runs in a read-only transaction, its writes kept in an
+// importPreview (import_preview.go) that later reads of the same run see,
+// and reports: it never takes the store's write lock.
 //
 // What an import does, per flag of data.features:
 //   - creates the flag in the project, or updates the type, description,
@@ -100,7 +102,7 @@ const (
 // importer holds one validation or import run.
 type importer struct {
 	ctx     context.Context
-	tx      store.Tx
+	tx      importWriter
 	caller  *Principal
 	project store.Project
 	env     store.Environment
@@ -121,14 +123,26 @@ type importer struct {
 	deps       map[string][]dependencyInput
 }
 
-// errImportValidateOnly rolls back the transaction of a validation.
-var errImportValidateOnly = errors.New("validation only")
+// importWriter is what an import reads and writes: a store transaction,
+// or an importPreview for a validation.
+type importWriter interface {
+	envSwitcher
+	CreateTagType(ctx context.Context, t store.TagType) (store.TagType, error)
+	CreateContextField(ctx context.Context, c store.ContextField) (store.ContextField, error)
+	CreateFeature(ctx context.Context, f store.Feature) (store.Feature, error)
+	UpdateFeature(ctx context.Context, f store.Feature) (store.Feature, error)
+	DeleteStrategy(ctx context.Context, id string) error
+	CreateFeatureTag(ctx context.Context, ft store.FeatureTag) (created bool, err error)
+	DeleteFeatureTag(ctx context.Context, ft store.FeatureTag) error
+	CreateDependency(ctx context.Context, d store.Dependency) error
+	DeleteDependencies(ctx context.Context, child string) error
+}
 
 // runImport checks doc for import into req's project and environment and,
 // when the checks find no error, imports it in tx. It returns the findings
 // and the events of the import; its error is NotFound for an unknown
 // project or environment, or a failure of the store.
-func runImport(ctx context.Context, tx store.Tx, req importRequest, doc exportDoc) (importReport, []store.Event, error) {
+func runImport(ctx context.Context, tx importWriter, req importRequest, doc exportDoc) (importReport, []store.Event, error) {
 	im := &importer{ctx: ctx, tx: tx, caller: principalFrom(ctx), doc: doc, existing: map[string]store.Feature{},
 		segments: map[int]int{}, strategies: map[string][]adminStrategy{}, envs: map[string]exportFeatureEnv{},
 		tags: map[string][]store.Tag{}, deps: map[string][]dependencyInput{}}
@@ -756,25 +770,22 @@ func importDenied(items []importItem) error {
 	return apierr.New(apierr.NoAccess, "the import needs permissions you do not have: %s", strings.Join(msgs, "; "))
 }
 
-// handleValidateImport checks an import without changing anything: it runs
-// the import in a transaction that is always rolled back, and answers its
-// errors, warnings and missing permissions.
+// handleValidateImport checks an import without changing anything: after
+// refusing a caller who may not import into the project, it runs the
+// import in a read-only transaction, its writes kept in a preview, and
+// answers its errors, warnings and missing permissions.
 func (s *Server) handleValidateImport(w http.ResponseWriter, r *http.Request) error {
-	req, doc, err := decodeImport(w, r)
+	req, doc, err := s.decodeImport(w, r)
 	if err != nil {
 		return err
 	}
 	ctx := r.Context()
 	var report importReport
-	err = s.store.Update(ctx, func(tx store.Tx) error {
-		rep, _, err := runImport(ctx, tx, req, doc)
-		if err != nil {
-			return err
-		}
-		report = rep
-		return errImportValidateOnly
+	err = s.view(ctx, func(rd store.Reader) error {
+		report, _, err = runImport(ctx, newImportPreview(rd), req, doc)
+		return err
 	})
-	if !errors.Is(err, errImportValidateOnly) {
+	if err != nil {
 		return err
 	}
 	return writeJSON(w, http.StatusOK, report)
@@ -803,16 +814,11 @@ func (s *Server) mayImportInto(ctx context.Context, project string) error {
 // finds errors, 403 when the caller lacks a permission the import needs,
 // 200 without a body when done.
 func (s *Server) handleImport(w http.ResponseWriter, r *http.Request) error {
-	req, doc, err := decodeImport(w, r)
+	req, doc, err := s.decodeImport(w, r)
 	if err != nil {
 		return err
 	}
 	ctx := r.Context()
-	// Importing is changing the project's flags: who may not do that is
-	// refused before anything is looked at, even for an empty document.
-	if err := s.mayImportInto(ctx, req.Project); err != nil {
-		return err
-	}
 	return s.answerEmptyOK(w, s.change(ctx, func(tx store.Tx) ([]store.Event, error) {
 		report, events, err := runImport(ctx, tx, req, doc)
 		switch {

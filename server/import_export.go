@@ -27,17 +27,17 @@ const featuresBatchPath = "/api/admin/features-batch"
 
 func registerImportExport(s *Server, m mux) {
 	m.admin("POST "+featuresBatchPath+"/export", PermRead, s.handleExport)
-	m.admin("POST "+featuresBatchPath+"/validate", PermRead, s.handleValidateImport)
 	// The permissions an import needs depend on the project in the body
 	// and on the document (creating flags, context fields, tag types, …):
-	// the handler first requires UPDATE_FEATURE in the project (root or
-	// project role), then answers 403 naming what else is missing, as
-	// validate lists it.
+	// validate and import first require UPDATE_FEATURE in the project
+	// (root or project role); then import answers 403 naming what else is
+	// missing, as validate lists it.
+	m.admin("POST "+featuresBatchPath+"/validate", PermRead, s.handleValidateImport)
 	m.admin("POST "+featuresBatchPath+"/import", PermRead, s.handleImport)
 }
 
-// maxImportBody bounds validate and import bodies: whole exports are
-// larger than ordinary admin bodies.
+// maxImportBody bounds validate and import bodies (413 beyond): whole
+// exports are larger than ordinary admin bodies.
 const maxImportBody = 16 << 20
 
 // exportDoc is the export result, also the data of an import.
@@ -390,11 +390,12 @@ func (s *Server) handleExport(w http.ResponseWriter, r *http.Request) error {
 	return writeJSON(w, http.StatusOK, doc)
 }
 
-// importRequest is the body of validate and import.
+// importRequest is the body of validate and import. Data is decoded only
+// once the caller is known to be allowed to import into the project.
 type importRequest struct {
-	Project     string      `json:"project"`
-	Environment string      `json:"environment"`
-	Data        *importData `json:"data"`
+	Project     string          `json:"project"`
+	Environment string          `json:"environment"`
+	Data        json.RawMessage `json:"data"`
 }
 
 // importData is exportDoc as a request sends it. The pointer fields shadow
@@ -406,8 +407,11 @@ type importData struct {
 	FeatureStrategies *[]adminStrategy `json:"featureStrategies"`
 }
 
-// decodeImport reads and checks the body of validate and import.
-func decodeImport(w http.ResponseWriter, r *http.Request) (importRequest, exportDoc, error) {
+// decodeImport reads and checks the body of validate and import. Whoever
+// may not import into the project named (UPDATE_FEATURE there) is refused
+// before the document itself is decoded or anything else looked at, even
+// for a document with nothing in it.
+func (s *Server) decodeImport(w http.ResponseWriter, r *http.Request) (importRequest, exportDoc, error) {
 	var in importRequest
 	if err := httpx.DecodeJSON(w, r, &in, maxImportBody); err != nil {
 		return in, exportDoc{}, err
@@ -417,19 +421,39 @@ func decodeImport(w http.ResponseWriter, r *http.Request) (importRequest, export
 		return in, exportDoc{}, apierr.Invalid("project", "project is required: the project to import into")
 	case strings.TrimSpace(in.Environment) == "":
 		return in, exportDoc{}, apierr.Invalid("environment", "environment is required: the environment to import into")
-	case in.Data == nil:
+	case len(in.Data) == 0 || string(in.Data) == "null":
 		return in, exportDoc{}, apierr.Invalid("data", "data is required: an export result")
-	case in.Data.Features == nil:
-		return in, exportDoc{}, apierr.Invalid("data.features", "data.features is required (it may be empty)")
-	case in.Data.FeatureStrategies == nil:
-		return in, exportDoc{}, apierr.Invalid("data.featureStrategies", "data.featureStrategies is required (it may be empty)")
+	case strings.ContainsRune(in.Project+in.Environment, 0):
+		return in, exportDoc{}, apierr.Invalid("body", "body must not contain NUL characters")
 	}
-	if err := checkNoNUL("body", in); err != nil {
+	if err := s.mayImportInto(r.Context(), in.Project); err != nil {
 		return in, exportDoc{}, err
 	}
-	doc := in.Data.exportDoc
-	doc.Features, doc.FeatureStrategies = *in.Data.Features, *in.Data.FeatureStrategies
+	var data importData
+	if err := httpx.DecodeValue(in.Data, &data, "data"); err != nil {
+		return in, exportDoc{}, err
+	}
+	in.Data = nil // decoded: let the raw document go
+	switch {
+	case data.Features == nil:
+		return in, exportDoc{}, apierr.Invalid("data.features", "data.features is required (it may be empty)")
+	case data.FeatureStrategies == nil:
+		return in, exportDoc{}, apierr.Invalid("data.featureStrategies", "data.featureStrategies is required (it may be empty)")
+	}
+	doc := data.exportDoc
+	doc.Features, doc.FeatureStrategies = *data.Features, *data.FeatureStrategies
+	if err := checkNoNUL("body", importBody{in.Project, in.Environment, doc}); err != nil {
+		return in, exportDoc{}, err
+	}
 	return in, doc, nil
+}
+
+// importBody is the body of validate and import as decoded: what
+// checkNoNUL walks.
+type importBody struct {
+	Project     string    `json:"project"`
+	Environment string    `json:"environment"`
+	Data        exportDoc `json:"data"`
 }
 
 // checkNoNUL refuses a document with a NUL character in any string or key

@@ -360,6 +360,9 @@ func importValidationFlow(t *testing.T, ts *testServer) {
 			if diff := cmp.Diff(want, report); diff != "" {
 				t.Errorf("validation (-want +got):\n%s", diff)
 			}
+			if diff := cmp.Diff(validateInWriteTransaction(t, ts, tt.body), report); diff != "" {
+				t.Errorf("validation differs from the write transaction's (-transaction +validation):\n%s", diff)
+			}
 			mustNoAudit(t, ts, mark)
 			if len(tt.errors) > 0 {
 				res := ts.admin("POST", featuresBatchPath+"/import", tt.body)
@@ -422,27 +425,38 @@ func TestImportPermissions(t *testing.T) {
 	body := map[string]any{"project": "source", "environment": "development", "data": doc}
 	viewer := viewerSession(t, ts)
 
+	// A Viewer may neither validate nor import into the project.
+	mark := auditMark(t, ts)
+	mustForbid(t, ts.asSession(viewer, "POST", featuresBatchPath+"/validate", body), "UPDATE_FEATURE", "source")
+	mustErrorRecord(t, ts.asSession(viewer, "POST", featuresBatchPath+"/import", body), 403, "NoAccessError", "")
+	mustNoAudit(t, ts, mark)
+
+	// A Member of the project may change its flags but not create
+	// context fields or tag types: validate lists those, import refuses.
+	member := createTestUser(t, ts, "mel-member", "Viewer", strongPassword)
+	ts.admin("POST", "/api/admin/projects/source/access", map[string]any{"roles": []int{store.RoleMember}, "users": []map[string]int{{"id": member}}, "groups": []any{}}).must(t, http.StatusOK)
+	memberS := signIn(t, ts, "mel-member", strongPassword)
+	more := doc
+	more.ContextFields = append(slices.Clone(doc.ContextFields), exportContextField{Name: "planet"})
+	more.FeatureTags = append(slices.Clone(doc.FeatureTags), exportFeatureTag{FeatureName: "dormant", TagType: "squad", TagValue: "red"})
+	moreBody := map[string]any{"project": "source", "environment": "development", "data": more}
 	var report importReport
-	ts.asSession(viewer, "POST", featuresBatchPath+"/validate", body).must(t, http.StatusOK).Decode(t, &report)
-	var perms []string
-	for _, it := range report.Permissions {
-		perms = append(perms, strings.TrimSuffix(strings.TrimPrefix(it.Message, "You need permission "), " for these items:"))
-	}
-	want := []string{"UPDATE_FEATURE", "CREATE_FEATURE_STRATEGY", "DELETE_FEATURE_STRATEGY", "UPDATE_FEATURE_ENVIRONMENT_VARIANTS",
-		"UPDATE_FEATURE_ENVIRONMENT", "UPDATE_FEATURE_DEPENDENCY"}
-	if diff := cmp.Diff(want, perms); diff != "" {
-		t.Errorf("permissions (-want +got):\n%s\n%+v", diff, report.Permissions)
+	ts.asSession(memberS, "POST", featuresBatchPath+"/validate", moreBody).must(t, http.StatusOK).Decode(t, &report)
+	want := []importItem{{Message: "You need permission CREATE_CONTEXT_FIELD for these items:", AffectedItems: []string{"planet"}},
+		{Message: "You need permission CREATE_TAG_TYPE for these items:", AffectedItems: []string{"squad"}}}
+	if diff := cmp.Diff(want, report.Permissions); diff != "" {
+		t.Errorf("permissions (-want +got):\n%s", diff)
 	}
 	if len(report.Errors) != 0 {
 		t.Errorf("errors %+v", report.Errors)
 	}
-
-	mark := auditMark(t, ts)
-	mustErrorRecord(t, ts.asSession(viewer, "POST", featuresBatchPath+"/import", body), 403, "NoAccessError", "")
+	mark = auditMark(t, ts)
+	mustForbid(t, ts.asSession(memberS, "POST", featuresBatchPath+"/import", moreBody), "CREATE_CONTEXT_FIELD", "CREATE_TAG_TYPE")
 	mustNoAudit(t, ts, mark)
 
 	// An admin may; importing a project's own export into it changes
 	// nothing but records the import.
+	mark = auditMark(t, ts)
 	ts.admin("POST", featuresBatchPath+"/import", body).must(t, http.StatusOK)
 	after := exportOf(t, ts, map[string]any{"project": "source", "environment": "development"})
 	if diff := cmp.Diff(normalizedExport(doc), normalizedExport(after)); diff != "" {

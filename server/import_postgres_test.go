@@ -21,6 +21,7 @@ func TestPostgresTagsReportsImportExport(t *testing.T) {
 		}},
 		{"export", func(t *testing.T) { exportFlow(t, newPostgresTestServer(t)) }},
 		{"import validation", func(t *testing.T) { importValidationFlow(t, newPostgresTestServer(t)) }},
+		{"import validation as the write transaction", func(t *testing.T) { importPreviewFlow(t, newPostgresTestServer(t)) }},
 		{"round trip", func(t *testing.T) { importRoundTrip(t, newPostgresTestServer(t), newPostgresTestServer(t)) }},
 	} {
 		t.Run(tt.name, tt.run)

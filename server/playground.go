@@ -10,6 +10,7 @@ package server
 // never see, from the store.
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -17,7 +18,9 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/signalbox/signalbox/clientapi"
 	"github.com/signalbox/signalbox/engine"
@@ -572,6 +575,11 @@ type advancedFeature struct {
 }
 
 func (s *Server) handleAdvancedPlayground(w http.ResponseWriter, r *http.Request) error {
+	release, err := s.playgroundSlots.acquire(w, principalFrom(r.Context()))
+	if err != nil {
+		return err
+	}
+	defer release()
 	var in playgroundInput
 	if err := decode(w, r, &in); err != nil {
 		return err
@@ -609,52 +617,203 @@ func (s *Server) handleAdvancedPlayground(w http.ResponseWriter, r *http.Request
 	if err != nil {
 		return err
 	}
-	features := []advancedFeature{}
-	index := map[string]int{}
-	for _, pe := range envs {
-		ctxs := make([]engine.Context, len(combos))
-		for i, flat := range combos {
-			ctxs[i] = engineContext(flat, pe.name)
-		}
+	a := &advancedWriter{envs: envs, combos: combos, projects: projects, sight: sight}
+	a.input.Environments, a.input.Projects, a.input.Context = in.Environments, projects, echoContext(in.Context)
+	if len(invalid) > 0 {
+		a.warnings = &advancedWarnings{InvalidContextProperties: invalid}
+	}
+	return a.write(r.Context(), w)
+}
+
+// advancedWarnings is the warnings of an advanced answer.
+type advancedWarnings struct {
+	InvalidContextProperties []string `json:"invalidContextProperties"`
+}
+
+// advancedWriter is the answer of the advanced playground, written as it
+// is computed: one flag at a time, so that a request holds at most one
+// flag's evaluations (maxPlaygroundEvaluations) in memory whatever the
+// number of flags. The bytes are those of encoding the whole answer at
+// once:
+//
+//	{"input":…,"features":[{flag},…],"warnings":…}
+type advancedWriter struct {
+	input struct {
+		Environments []string           `json:"environments"`
+		Projects     playgroundProjects `json:"projects"`
+		Context      map[string]any     `json:"context"`
+	}
+	warnings *advancedWarnings
+	envs     []*playgroundEnv
+	combos   []map[string]string
+	projects playgroundProjects
+	// sight leaves out the flags of projects the caller may not see.
+	sight *projectSight
+}
+
+// names are the flags of the answer in its order: those of the first
+// environment in snapshot order, then those only later environments have.
+// shown says, per environment, which flags it explains.
+func (a *advancedWriter) names() (names []string, shown []map[string]bool) {
+	seen := map[string]bool{}
+	for _, pe := range a.envs {
+		in := map[string]bool{}
 		for _, name := range pe.snap.Names() {
-			if !projects.has(pe.projects[name]) || !sight.canSee(pe.projects[name]) {
+			if !a.projects.has(pe.projects[name]) || !a.sight.canSee(pe.projects[name]) {
 				continue
 			}
-			for i := range combos {
-				f, ok := pe.explain(name, &ctxs[i], true)
-				if !ok {
-					break
-				}
-				f.Environment, f.Context = pe.name, combos[i]
-				if _, seen := index[name]; !seen {
-					index[name] = len(features)
-					features = append(features, advancedFeature{Name: name, ProjectID: f.ProjectID, Environments: map[string][]playgroundFeature{}})
-				}
-				af := &features[index[name]]
-				af.Environments[pe.name] = append(af.Environments[pe.name], f)
+			in[name] = true
+			if !seen[name] {
+				seen[name] = true
+				names = append(names, name)
 			}
 		}
+		shown = append(shown, in)
 	}
-	answer := struct {
-		Input    any               `json:"input"`
-		Features []advancedFeature `json:"features"`
-		Warnings *struct {
-			InvalidContextProperties []string `json:"invalidContextProperties"`
-		} `json:"warnings,omitempty"`
-	}{
-		Input: struct {
-			Environments []string           `json:"environments"`
-			Projects     playgroundProjects `json:"projects"`
-			Context      map[string]any     `json:"context"`
-		}{in.Environments, projects, echoContext(in.Context)},
-		Features: features,
+	return names, shown
+}
+
+// feature evaluates one flag in every environment that has it, for every
+// combination; ok is false when no environment could explain it.
+func (a *advancedWriter) feature(name string, shown []map[string]bool, ctxs [][]engine.Context) (advancedFeature, bool) {
+	var af advancedFeature
+	found := false
+	for e, pe := range a.envs {
+		if !shown[e][name] {
+			continue
+		}
+		for i := range a.combos {
+			f, ok := pe.explain(name, &ctxs[e][i], true)
+			if !ok {
+				break
+			}
+			f.Environment, f.Context = pe.name, a.combos[i]
+			if !found {
+				found = true
+				af = advancedFeature{Name: name, ProjectID: f.ProjectID, Environments: map[string][]playgroundFeature{}}
+			}
+			af.Environments[pe.name] = append(af.Environments[pe.name], f)
+		}
 	}
-	if len(invalid) > 0 {
-		answer.Warnings = &struct {
-			InvalidContextProperties []string `json:"invalidContextProperties"`
-		}{invalid}
+	return af, found
+}
+
+// write streams the answer to w. Once the first byte is written, a failure
+// (the client gone, the request's context ended) ends the answer early; it
+// is then not valid JSON, which tells the client it is cut.
+func (a *advancedWriter) write(ctx context.Context, w http.ResponseWriter) error {
+	ctxs := make([][]engine.Context, len(a.envs))
+	for e, pe := range a.envs {
+		ctxs[e] = make([]engine.Context, len(a.combos))
+		for i, flat := range a.combos {
+			ctxs[e][i] = engineContext(flat, pe.name)
+		}
 	}
-	return writeJSON(w, http.StatusOK, answer)
+	names, shown := a.names()
+
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	encode := func(v any) ([]byte, error) {
+		buf.Reset()
+		if err := enc.Encode(v); err != nil {
+			return nil, apierr.Wrap(apierr.Internal, err, "cannot encode the response")
+		}
+		return bytes.TrimSuffix(buf.Bytes(), []byte{'\n'}), nil
+	}
+	input, err := encode(&a.input)
+	if err != nil {
+		return err
+	}
+	out := bufio.NewWriterSize(w, 32<<10)
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(http.StatusOK)
+	_, _ = out.WriteString(`{"input":`)
+	_, _ = out.Write(input)
+	_, _ = out.WriteString(`,"features":[`)
+	first := true
+	for _, name := range names {
+		if ctx.Err() != nil {
+			return nil
+		}
+		af, ok := a.feature(name, shown, ctxs)
+		if !ok {
+			continue
+		}
+		b, err := encode(&af)
+		if err != nil {
+			return nil
+		}
+		if !first {
+			_ = out.WriteByte(',')
+		}
+		first = false
+		if _, err := out.Write(b); err != nil {
+			return nil // the client is gone
+		}
+	}
+	_ = out.WriteByte(']')
+	if a.warnings != nil {
+		b, err := encode(a.warnings)
+		if err != nil {
+			return nil
+		}
+		_, _ = out.WriteString(`,"warnings":`)
+		_, _ = out.Write(b)
+	}
+	_ = out.WriteByte('}')
+	_ = out.Flush()
+	return nil
+}
+
+// slotKey names the principal whose slots a request takes: the user,
+// whichever way they signed in, or the API token.
+func slotKey(p *Principal) string {
+	switch {
+	case p == nil:
+		return ""
+	case p.User != nil:
+		return "user:" + strconv.Itoa(p.User.ID)
+	case p.Token != nil:
+		return "token:" + strconv.FormatInt(p.Token.ID, 10)
+	}
+	return ""
+}
+
+// maxPlaygroundPerPrincipal bounds the advanced playground requests one
+// user or token may have in progress; more are a 429.
+const maxPlaygroundPerPrincipal = 2
+
+// playgroundSlots counts each principal's advanced playground requests in
+// progress. The zero value is ready.
+type playgroundSlots struct {
+	mu   sync.Mutex
+	busy map[string]int
+}
+
+// acquire takes one of p's slots, or answers 429 with Retry-After when p
+// already has maxPlaygroundPerPrincipal requests in progress. The caller
+// calls release when its request ends.
+func (ps *playgroundSlots) acquire(w http.ResponseWriter, p *Principal) (release func(), err error) {
+	key := slotKey(p)
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	if ps.busy[key] >= maxPlaygroundPerPrincipal {
+		w.Header().Set("Retry-After", "1")
+		return nil, apierr.New(apierr.TooManyRequests,
+			"you already have %d advanced playground requests in progress, the most one user or token may have; try again in 1 second when one has ended", maxPlaygroundPerPrincipal)
+	}
+	if ps.busy == nil {
+		ps.busy = map[string]int{}
+	}
+	ps.busy[key]++
+	return func() {
+		ps.mu.Lock()
+		defer ps.mu.Unlock()
+		if ps.busy[key]--; ps.busy[key] <= 0 {
+			delete(ps.busy, key)
+		}
+	}, nil
 }
 
 // OpenAPI schemas of the playground, after Unleash's playground schemas.

@@ -27,7 +27,7 @@ func (s *Server) router() *exactRoutes {
 	m.public("POST /auth/logout", s.handleLogout)
 	m.public("POST /logout", s.handleLogout)
 
-	m.sdk("GET /api/client/features", store.TokenClient, s.withFetchMode(s.handleClientFeatures))
+	m.sdk("GET /api/client/features", store.TokenClient, s.handleClientFeatures)
 	m.sdk("GET /api/client/delta", store.TokenClient, s.withFetchMode(s.handleClientDelta))
 	m.sdk("GET /api/client/streaming", store.TokenClient, s.handleClientStreaming)
 	m.sdk("GET /api/client/features/{featureName}", store.TokenClient, s.handleClientFeature)

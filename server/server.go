@@ -57,9 +57,13 @@ type Config struct {
 	// MaxStreams bounds the concurrent streams; beyond it a stream request
 	// gets 429 and the SDK polls. Default 10000.
 	MaxStreams int
-	// AdvertiseStreaming answers client polls with fetch-mode: streaming,
-	// which moves SDKs able to stream onto the stream.
-	AdvertiseStreaming bool
+	// AdvertiseStreaming says which client polls are answered with
+	// fetch-mode: streaming, which moves SDKs able to stream onto the
+	// stream: AdvertiseStreamed (the default, for "") the instances that
+	// held a stream on the cluster within the last day, AdvertiseAll every
+	// one, AdvertiseOff none. While the server would refuse a stream (at
+	// MaxStreams, shutting down) they get fetch-mode: polling instead.
+	AdvertiseStreaming AdvertiseMode
 }
 
 // Server serves the APIs over one store.
@@ -92,6 +96,8 @@ type Server struct {
 	// deltas and streams serve the push APIs (delta.go, streaming.go).
 	deltas  *deltaHub
 	streams *streamHub
+	// streamed remembers the SDKs that streamed (stream_resume.go).
+	streamed *streamedClients
 
 	// passwordChecks counts the bcrypt comparisons of sign-ins and
 	// password changes.
@@ -102,6 +108,10 @@ type Server struct {
 
 	// addons sends addon deliveries (addons_delivery.go).
 	addons *addonSender
+
+	// playgroundSlots bounds each principal's advanced playground
+	// requests in progress (playground.go).
+	playgroundSlots playgroundSlots
 }
 
 // New builds a Server. It reads the store's revision once; call Run to
@@ -128,6 +138,11 @@ func New(ctx context.Context, st store.Store, cfg Config) (*Server, error) {
 	if cfg.MaxStreams <= 0 {
 		cfg.MaxStreams = defaultMaxStreams
 	}
+	mode, err := ParseAdvertiseMode(string(cfg.AdvertiseStreaming))
+	if err != nil {
+		return nil, fmt.Errorf("advertising streaming: %w", err)
+	}
+	cfg.AdvertiseStreaming = mode
 	if cfg.FrontendAPIOrigins != nil {
 		origins, err := checkOrigins(cfg.FrontendAPIOrigins)
 		if err != nil {
@@ -145,7 +160,7 @@ func New(ctx context.Context, st store.Store, cfg Config) (*Server, error) {
 	}, []string{"toggle", "active", "appName"})
 	s.registry.MustRegister(s.usage)
 	s.clientCache = newClientCache()
-	s.deltas, s.streams = newDeltaHub(), newStreamHub()
+	s.deltas, s.streams, s.streamed = newDeltaHub(), newStreamHub(), newStreamedClients()
 	s.registerStreamMetrics()
 	s.metrics = newMetricsBuffer()
 	s.registry.MustRegister(s.metrics.dropped)
@@ -159,6 +174,10 @@ func New(ctx context.Context, st store.Store, cfg Config) (*Server, error) {
 	}
 	s.revision.Store(rev)
 	s.ready.Store(true)
+	// SDKs that streamed before a restart are known from the first poll.
+	if err := s.streamed.persist(ctx, st, cfg.Now()); err != nil {
+		s.log.Warn("cannot read the SDKs that streamed; they are learnt again as they stream", "err", err)
+	}
 	h, err := s.routes()
 	if err != nil {
 		return nil, err
@@ -180,6 +199,12 @@ func (s *Server) Registry() *prometheus.Registry { return s.registry }
 func (s *Server) Run(ctx context.Context) error {
 	defer s.startChangeRequestScheduler(ctx)()
 	defer s.startAddonWorker(ctx)()
+	streamedDone := make(chan struct{})
+	go func() {
+		defer close(streamedDone)
+		s.runStreamedClients(ctx)
+	}()
+	defer func() { <-streamedDone }()
 	poll := time.NewTicker(s.cfg.RevisionPoll)
 	flush := time.NewTicker(s.cfg.MetricsFlush)
 	defer poll.Stop()

@@ -35,8 +35,11 @@ import (
 // takenStream is one stream written by the fan-out.
 type takenStream struct {
 	conn net.Conn
-	q    clientQuery
-	key  string // q.key(), for sharing messages between streams of a scope
+	// ended is called once when the stream ends, with its place among
+	// MaxStreams given back.
+	ended func()
+	q     clientQuery
+	key   string // q.key(), for sharing messages between streams of a scope
 
 	mu   sync.Mutex // one writer at a time; guards the fields below
 	cur  int64      // the revision the client has (or will have, once a slow write is out)
@@ -61,7 +64,7 @@ type takenStream struct {
 // The first message is given in pieces around events, which are shared
 // between streams (a hydration may be megabytes), and written with one
 // vectored write rather than copied per stream.
-func (s *Server) takeOver(w http.ResponseWriter, r *http.Request, q clientQuery, rev int64, first eventMessage) bool {
+func (s *Server) takeOver(w http.ResponseWriter, r *http.Request, q clientQuery, rev int64, first eventMessage, ended func()) bool {
 	if r.ProtoMajor != 1 || r.ProtoMinor < 1 || r.TLS != nil {
 		return false
 	}
@@ -75,7 +78,7 @@ func (s *Server) takeOver(w http.ResponseWriter, r *http.Request, q clientQuery,
 		conn = u.NetConn() // the socket itself, not a wrapper: its descriptor and vectored writes
 	}
 	_ = conn.SetReadDeadline(time.Time{})
-	ts := &takenStream{conn: conn, q: q, key: q.key(), cur: rev, fd: socketOf(conn)}
+	ts := &takenStream{conn: conn, ended: ended, q: q, key: q.key(), cur: rev, fd: socketOf(conn)}
 
 	var b bytes.Buffer
 	b.WriteString("HTTP/1.1 200 OK\r\n")
@@ -91,12 +94,14 @@ func (s *Server) takeOver(w http.ResponseWriter, r *http.Request, q clientQuery,
 	_ = ts.conn.SetWriteDeadline(time.Now().Add(s.streamWriteTimeout()))
 	if _, err := bufs.WriteTo(ts.conn); err != nil {
 		ts.conn.Close()
+		ended()
 		s.streams.release()
 		return true
 	}
 	if !s.streams.adopt(s, ts) {
-		// Shutting down: straight back to polling.
+		// Shutting down: the stream ends at once.
 		ts.finish()
+		ended()
 		s.streams.release()
 		return true
 	}
@@ -143,6 +148,7 @@ func (ts *takenStream) kill(s *Server) {
 		return
 	}
 	if s.streams.forget(ts) {
+		ts.ended()
 		s.streams.release()
 	}
 }
@@ -174,16 +180,14 @@ func (ts *takenStream) tryWrite(b []byte) (n int, err error) {
 	return n, err
 }
 
-// finish sends the client back to polling and ends the response
-// (shutdown); closing the connection then ends the stream through
-// watchHangUp.
+// finish ends the response (shutdown) with no fetch-mode event, so that
+// the SDK opens its stream again rather than polling for good; closing
+// the connection then ends the stream through watchHangUp.
 func (ts *takenStream) finish() {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	if !ts.dead && !ts.busy {
-		b := appendChunk(nil, []byte(fetchModePollingMessage))
-		b = append(b, "0\r\n\r\n"...)
-		_, _ = ts.tryWrite(b)
+		_, _ = ts.tryWrite([]byte("0\r\n\r\n"))
 	}
 	ts.closeLocked()
 }
@@ -332,7 +336,7 @@ func (p *fanoutPass) update(s *Server, ts *takenStream, cur int64) ([]byte, int6
 }
 
 // runFanout pushes changes and heartbeats to the taken streams until the
-// hub closes, then sends them back to polling.
+// hub closes, then ends them.
 func (h *streamHub) runFanout(s *Server) {
 	heartbeat := time.NewTicker(s.cfg.StreamHeartbeat)
 	defer heartbeat.Stop()

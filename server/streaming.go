@@ -29,6 +29,9 @@ type streamHub struct {
 	closing chan struct{}
 	closed  bool
 	active  atomic.Int64
+	// refusedLogged is when a refusal at the limit was last logged (Unix
+	// seconds): at most once a minute.
+	refusedLogged atomic.Int64
 	// taken are the streams the fan-out writes (stream_takeover.go);
 	// kick asks it for a pass.
 	taken      map[*takenStream]struct{}
@@ -71,6 +74,15 @@ func (h *streamHub) close() {
 	}
 }
 
+func (h *streamHub) isClosed() bool {
+	select {
+	case <-h.closing:
+		return true
+	default:
+		return false
+	}
+}
+
 // acquire counts a new stream unless max are open.
 func (h *streamHub) acquire(limit int) bool {
 	for {
@@ -93,22 +105,23 @@ func (s *Server) registerStreamMetrics() {
 	}, func() float64 { return float64(s.streams.active.Load()) }))
 }
 
-// CloseStreams sends every open stream the fetch-mode event that moves
-// SDKs back to polling and ends it; streams opened afterwards get the same
-// event at once. Call it when shutdown begins (http.Server.RegisterOnShutdown),
+// CloseStreams ends every open stream, and streams opened afterwards at
+// once. Call it when shutdown begins (http.Server.RegisterOnShutdown),
 // since a graceful shutdown otherwise waits for streams that never end.
+// The streams just end, with no fetch-mode event: SDKs take that event as
+// an order to poll for good, whereas a stream that ends is one they open
+// again, on this server once it is back or on another one.
 func (s *Server) CloseStreams() { s.streams.close() }
 
 // OpenStreams is the number of streams being served.
 func (s *Server) OpenStreams() int { return int(s.streams.active.Load()) }
 
-// withFetchMode adds the fetch-mode: streaming header that moves SDKs able
-// to stream from polling to streaming, when the server is configured to
-// advertise it.
+// withFetchMode adds the fetch-mode header of a poll answer
+// (stream_resume.go).
 func (s *Server) withFetchMode(h func(w http.ResponseWriter, r *http.Request, tok *store.APIToken) error) func(w http.ResponseWriter, r *http.Request, tok *store.APIToken) error {
 	return func(w http.ResponseWriter, r *http.Request, tok *store.APIToken) error {
-		if s.cfg.AdvertiseStreaming {
-			w.Header().Set("fetch-mode", "streaming")
+		if v, _ := s.pollFetchMode(r); v != nil {
+			w.Header()["Fetch-Mode"] = v
 		}
 		return h(w, r, tok)
 	}
@@ -121,11 +134,18 @@ func (s *Server) handleClientStreaming(w http.ResponseWriter, r *http.Request, t
 	// SDKs send no filters on the stream: it carries the token's scope.
 	q := clientQuery{Environment: tokenEnvironment(tok), Projects: tok.Projects}.normalized()
 	if !s.streams.acquire(s.cfg.MaxStreams) {
+		// 429 sends the SDK to polling at once, where it is told to poll.
+		if now := s.now().Unix(); now-s.streams.refusedLogged.Load() >= 60 {
+			s.streams.refusedLogged.Store(now)
+			s.log.Warn("refusing streams: this server serves its maximum; SDKs poll instead", "maxStreams", s.cfg.MaxStreams)
+		}
 		return apierr.New(apierr.TooManyRequests, "this server serves its maximum of %d streams; poll instead", s.cfg.MaxStreams)
 	}
+	ended := s.streamed.opened(streamedKey(r.Header), tok, firstHeader(r.Header, hdrAppName), s.now())
 	taken := false
 	defer func() {
 		if !taken {
+			ended()
 			s.streams.release()
 		}
 	}()
@@ -142,7 +162,7 @@ func (s *Server) handleClientStreaming(w http.ResponseWriter, r *http.Request, t
 	h.Set("Cache-Control", "no-cache")
 	h.Set("X-Accel-Buffering", "no") // reverse proxies must pass events on at once
 	first := newEventMessage("unleash-connected", latest.rev, events)
-	if taken = s.takeOver(w, r, q, latest.rev, first); taken {
+	if taken = s.takeOver(w, r, q, latest.rev, first, ended); taken {
 		return nil
 	}
 	w.WriteHeader(http.StatusOK)
@@ -181,8 +201,7 @@ func (s *Server) handleClientStreaming(w http.ResponseWriter, r *http.Request, t
 		case <-ctx.Done():
 			return nil
 		case <-s.streams.closing:
-			_ = sw.fetchModePolling()
-			return nil
+			return nil // ends the response: the SDK reconnects
 		}
 	}
 }
@@ -248,15 +267,7 @@ func newEventMessage(name string, id int64, events []byte) eventMessage {
 
 func (m eventMessage) len() int { return len(m.head) + len(m.events) + len(m.tail) }
 
-// The messages without data: a heartbeat comment, and the event that
-// sends SDKs back to polling.
-const (
-	heartbeatMessage        = ":\n\n"
-	fetchModePollingMessage = "event: fetch-mode\ndata: polling\n\n"
-)
+// heartbeatMessage is the message without data that keeps a stream alive.
+const heartbeatMessage = ":\n\n"
 
 func (sw *sseWriter) comment() error { return sw.write([]byte(heartbeatMessage)) }
-
-func (sw *sseWriter) fetchModePolling() error {
-	return sw.write([]byte(fetchModePollingMessage))
-}

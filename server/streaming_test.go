@@ -372,17 +372,25 @@ func TestStreamingLimitHeartbeatAndShutdown(t *testing.T) {
 	if metrics := ts.request("GET", "/internal-backstage/prometheus", "", nil).Body; !strings.Contains(string(metrics), "signalbox_client_streams 2") {
 		t.Errorf("the open streams are not reported")
 	}
-	// Shutdown sends streams back to polling and ends them.
+	// Shutdown ends the streams, with no fetch-mode event: SDKs take it
+	// as an order to poll for good, and must rather reconnect.
 	ts.srv.CloseStreams()
 	for _, s := range []*sseStream{a, c} {
-		if m := s.next(); m.Event != "fetch-mode" || m.Data != "polling" {
-			t.Fatalf("at shutdown: %+v", m)
-		}
 		for m := range s.msgs {
 			if !m.Comment {
-				t.Fatalf("after fetch-mode: %+v", m)
+				t.Fatalf("at shutdown: %+v", m)
 			}
 		}
+	}
+	// Streams asked for while shutting down end at once too.
+	if d, res := openStream(t, ts, testClientToken); d != nil {
+		for m := range d.msgs {
+			if m.Event == "fetch-mode" {
+				t.Fatalf("a stream opened at shutdown got %+v", m)
+			}
+		}
+	} else if res.StatusCode != http.StatusOK {
+		t.Fatalf("a stream opened at shutdown: status %d", res.StatusCode)
 	}
 }
 
@@ -443,18 +451,6 @@ func TestDeltaSegmentsOrder(t *testing.T) {
 	want := []string{"segment-updated", "feature-updated", "segment-removed"}
 	if strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Errorf("order %v, want %v", got, want)
-	}
-}
-
-func TestFetchModeHeader(t *testing.T) {
-	for _, on := range []bool{false, true} {
-		ts := newPushTestServer(t, Config{AdvertiseStreaming: on})
-		for _, path := range []string{"/api/client/features", "/api/client/delta"} {
-			got := ts.request("GET", path, testClientToken, nil).must(t, http.StatusOK).Header.Get("fetch-mode")
-			if want := map[bool]string{true: "streaming"}[on]; got != want {
-				t.Errorf("advertise %v, %s: fetch-mode %q", on, path, got)
-			}
-		}
 	}
 }
 

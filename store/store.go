@@ -61,13 +61,14 @@ type Reader interface {
 	FeatureLinkReader
 	ResetTokenReader
 	SignupTokenReader
+	StreamedClientReader
 }
 
 // Tx is every read and write method. It is what Update hands to its
 // function, valid until that returns and not safe for concurrent use. A
 // method that fails changes nothing and leaves the transaction usable, so
 // fn may handle the error and go on. Writers marked "operational" in their comment (client
-// registrations, metrics, sessions, last-seen stamps) need no audit event;
+// registrations, metrics, sessions, last-seen stamps, streamed clients) need no audit event;
 // every other writer does.
 type Tx interface {
 	Reader
@@ -96,6 +97,7 @@ type Tx interface {
 	FeatureLinkWriter
 	ResetTokenWriter
 	SignupTokenWriter
+	StreamedClientWriter
 }
 
 // RevisionWatcher is implemented by stores whose database can announce

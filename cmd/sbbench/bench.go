@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/signalbox/signalbox/clientapi"
 	"github.com/signalbox/signalbox/internal/fixture"
 	"github.com/signalbox/signalbox/internal/load"
 	"github.com/signalbox/signalbox/internal/pgtest"
@@ -55,6 +56,43 @@ type bench struct {
 	// profileDir, when set, receives a CPU profile of every signalbox
 	// process the benchmark runs (see profiled).
 	profileDir string
+	// mix selects the realistic mix (fixture.Mix) and its queries instead
+	// of the generated payload (fixture.Features) and its context.
+	mix bool
+}
+
+// payload is the configuration of n flags every server, proxy and
+// reference of the run serves.
+func (b *bench) payload(n int) *clientapi.Features {
+	if b.mix {
+		return fixture.Mix(n)
+	}
+	return fixture.Features(n, 1)
+}
+
+// queries are a run's requests: the same context each time (query, and
+// post for POST /proxy) and the part of a new context that stays (fixed;
+// the load generator adds a new userId to each request), for the proxy
+// and the frontend API.
+type queries struct {
+	proxy, proxyNew, frontend, frontendNew string
+	post                                   []byte
+}
+
+func (b *bench) queries() queries {
+	if b.mix {
+		return queries{
+			proxy: "/proxy?userId=u&sessionId=s", proxyNew: "/proxy?sessionId=s",
+			frontend: "/api/frontend?userId=u&sessionId=s", frontendNew: "/api/frontend?sessionId=s",
+			post: []byte(`{"context":{"userId":"u","sessionId":"s"}}`),
+		}
+	}
+	return queries{
+		proxy:    "/proxy?userId=123&sessionId=s-1&properties%5Bcountry%5D=no&properties%5Bage%5D=30",
+		proxyNew: "/proxy?sessionId=s-1&properties%5Bcountry%5D=no&properties%5Bage%5D=30",
+		frontend: "/api/frontend?userId=123&sessionId=s-1", frontendNew: "/api/frontend?sessionId=s-1",
+		post: []byte(`{"context":{"userId":"123","sessionId":"s-1","properties":{"country":"no","age":"30"}}}`),
+	}
 }
 
 func newBench(ctx context.Context, bin string, dur time.Duration, conc int, withRef bool) (*bench, error) {
@@ -164,7 +202,7 @@ func betterWindow(best, w load.Result, first bool) load.Result {
 
 // startUpstream serves a generated payload of n flags as a client API.
 func (b *bench) startUpstream(n int) (string, error) {
-	body, err := json.Marshal(fixture.Features(n, 1))
+	body, err := json.Marshal(b.payload(n))
 	if err != nil {
 		return "", err
 	}
@@ -198,9 +236,8 @@ func (b *bench) proxyRound(n int) error {
 	}
 	defer b.upstream.Close()
 	key := http.Header{"Authorization": {clientKey}, "Content-Type": {"application/json"}}
-	postBody := []byte(`{"context":{"userId":"123","sessionId":"s-1","properties":{"country":"no","age":"30"}}}`)
-	const query = "/proxy?userId=123&sessionId=s-1&properties%5Bcountry%5D=no&properties%5Bage%5D=30"
-	const newUserQuery = "/proxy?sessionId=s-1&properties%5Bcountry%5D=no&properties%5Bage%5D=30"
+	q := b.queries()
+	postBody, query, newUserQuery := q.post, q.proxy, q.proxyNew
 
 	addr, err := freeAddr()
 	if err != nil {
@@ -296,7 +333,7 @@ func (b *bench) serverRound(n int) error {
 	}
 	_, err = server.Bootstrap(b.ctx, st, server.BootstrapConfig{ClientTokens: []string{clientToken}, FrontendTokens: []string{frontendToken}, AdminPassword: "Bench-Password-7"})
 	if err == nil {
-		err = fixture.Seed(b.ctx, st, fixture.Features(n, 1), store.EnvDevelopment)
+		err = fixture.Seed(b.ctx, st, b.payload(n), store.EnvDevelopment)
 	}
 	st.Close()
 	if err != nil {
@@ -326,7 +363,7 @@ func (b *bench) serverRound(n int) error {
 	}
 	cond := http.Header{"Authorization": {clientToken}, "If-None-Match": {etag}}
 	fh := http.Header{"Authorization": {frontendToken}}
-	const frontendQuery = "/api/frontend?userId=123&sessionId=s-1"
+	frontendQuery := b.queries().frontend
 	// Plain handlers serving the same bytes as the 200 answers and the
 	// frontend answer, and a 304 with no body, and the reference server
 	// (when installed, paused but for its windows) beside ours, each
@@ -374,7 +411,7 @@ func (b *bench) serverRound(n int) error {
 		{"GET /api/client/features (200, gzip)", "/api/client/features", gz, besides(&plainClient[1].companion, unleash.row(1)), nil},
 		{"GET /api/client/features (304)", "/api/client/features", cond, besides(&plainClient[2].companion, unleash.row(2)), nil},
 		{"GET /api/frontend", frontendQuery, fh, besides(&plainFrontend.companion), nil},
-		{"GET /api/frontend, new context each request", "/api/frontend?sessionId=s-1", fh, besides(&plainFrontend.companion), []string{"userId"}},
+		{"GET /api/frontend, new context each request", b.queries().frontendNew, fh, besides(&plainFrontend.companion), []string{"userId"}},
 	} {
 		if err := b.measureBeside(m.beside, "signalbox server", m.what, n, srv.pid(), "GET", base+m.path, nil, m.h, m.unique...); err != nil {
 			return err

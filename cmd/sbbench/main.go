@@ -41,6 +41,7 @@ func main() {
 	changes := flag.Int("changes", 50, "with -streams: changes to time")
 	streamFlags := flag.Int("stream-flags", 60, "with -streams: flags on the server")
 	profiles := flag.String("cpu-profiles", "", "write a CPU profile of every signalbox process to this directory (scripts/pgo.sh merges them into the build's profile)")
+	payload := flag.String("payload", "generated", "the configuration served: generated (the benchmark's own) or mix (the realistic mix: internal/fixture.Mix, contexts userId=u/sessionId=s and a new userId each request)")
 	flag.Parse()
 
 	if *plain != "" {
@@ -72,6 +73,13 @@ func main() {
 	}
 	defer b.close()
 	b.windows = *windows
+	switch *payload {
+	case "generated":
+	case "mix":
+		b.mix = true
+	default:
+		fail(fmt.Errorf("-payload is generated or mix, not %q", *payload))
+	}
 	if *profiles != "" {
 		if b.profileDir, err = filepath.Abs(*profiles); err != nil {
 			fail(err)

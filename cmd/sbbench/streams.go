@@ -56,7 +56,7 @@ func (b *bench) runStreams(n, changes, flags int) (streamsResult, error) {
 	const adminToken = "*:*.bench-admin"
 	_, err = server.Bootstrap(b.ctx, st, server.BootstrapConfig{AdminTokens: []string{adminToken}, ClientTokens: []string{clientToken}, AdminPassword: "Bench-Password-7"})
 	if err == nil {
-		err = fixture.Seed(b.ctx, st, fixture.Features(flags, 1), store.EnvDevelopment)
+		err = fixture.Seed(b.ctx, st, b.payload(flags), store.EnvDevelopment)
 	}
 	st.Close()
 	if err != nil {

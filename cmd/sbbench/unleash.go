@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/signalbox/signalbox/clientapi"
-	"github.com/signalbox/signalbox/internal/fixture"
 	"github.com/signalbox/signalbox/internal/pgtest"
 )
 
@@ -100,7 +99,7 @@ func (b *bench) readyUnleash(srv *child, base string, n int) (*unleashServer, er
 	if err := srv.waitHTTPFor(base+"/api/admin/environments", admin, 3*time.Minute); err != nil {
 		return nil, err
 	}
-	if err := seedUnleash(base, fixture.Features(n, 1)); err != nil {
+	if err := seedUnleash(base, b.payload(n)); err != nil {
 		return nil, fmt.Errorf("seeding unleash-server: %w", err)
 	}
 	h := http.Header{"Authorization": {unleashClientToken}, "Accept-Encoding": {"identity"}}
@@ -198,6 +197,10 @@ func seedUnleash(base string, payload *clientapi.Features) error {
 		"parameters": []obj{{"name": "userIds", "type": "list", "description": "user ids", "required": false}}}); err != nil {
 		return err
 	}
+	// remoteAddress (used by the realistic mix) may be gone as well: define
+	// it, and take a refusal as the server still having it.
+	_, _ = call("POST", "/api/admin/strategies", obj{"name": "remoteAddress", "description": "older built-in",
+		"parameters": []obj{{"name": "IPs", "type": "list", "description": "addresses", "required": false}}})
 	for _, name := range []string{"email", "age", "plan", "country", "appVersion"} {
 		if _, err := call("POST", "/api/admin/context", obj{"name": name}); err != nil {
 			return err

@@ -93,7 +93,7 @@ func edgeOptions(s *edgeSettings) []edgeOption {
 		{"instance-id", "INSTANCE_ID", "generated", "Instance id of the node upstream.", false, func(_ *edgeSettings, v string) error { c.InstanceID = v; return nil }},
 		{"enable-oas", "ENABLE_OAS", "false", "Serve the OpenAPI document at /docs/openapi.json and the Swagger UI at /docs/openapi/.", true, edgeBool(func(s *edgeSettings) *bool { return &s.cfg.EnableOAS })},
 		{"disable-all-endpoint", "DISABLE_ALL_ENDPOINT", "false", "Turn off /api/frontend/all and /api/proxy/all.", true, edgeBool(func(s *edgeSettings) *bool { return &s.cfg.DisableAllEndpoint })},
-		{"backup-folder", "BACKUP_FOLDER", "OS temp dir", "Directory of each scope's last configuration, used when the upstream is down at start.", false, func(_ *edgeSettings, v string) error { c.BackupDir = v; return nil }},
+		{"backup-folder", "BACKUP_FOLDER", "$XDG_STATE_HOME/signalbox or ~/.local/state/signalbox", "Directory of each scope's last configuration and of the tokens served, used when the upstream is down at start; only this user may write it (created 0700 when missing).", false, func(_ *edgeSettings, v string) error { c.BackupDir = v; return nil }},
 		{"trust-proxy", "TRUST_PROXY", "false", "true, false, or comma-separated IPs/CIDRs whose X-Forwarded-For is trusted.", false, func(_ *edgeSettings, v string) error {
 			t, err := clientip.Parse(v)
 			c.TrustProxy = t

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"path/filepath"
 	"regexp"
 	"runtime/debug"
@@ -19,6 +20,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/signalbox/signalbox/proxy"
+	"github.com/signalbox/signalbox/server"
 	"github.com/signalbox/signalbox/store"
 	"github.com/signalbox/signalbox/store/sqlstore"
 )
@@ -54,7 +56,7 @@ func TestServerEnvEveryVariable(t *testing.T) {
 		"TRUST_PROXY":                    {"10.0.0.0/8, loopback", func(c serverConfig) bool { return c.trustProxy.String() == "10.0.0.0/8,loopback" }},
 		"SIGNALBOX_MAX_STREAMS":          {"250", func(c serverConfig) bool { return c.maxStreams == 250 }},
 		"SIGNALBOX_STREAM_HEARTBEAT":     {"5s", func(c serverConfig) bool { return c.streamHeartbeat == 5*time.Second }},
-		"SIGNALBOX_ADVERTISE_STREAMING":  {"on", func(c serverConfig) bool { return c.advertiseStreaming }},
+		"SIGNALBOX_ADVERTISE_STREAMING":  {"on", func(c serverConfig) bool { return c.advertiseStreaming == server.AdvertiseAll }},
 		"UNLEASH_FRONTEND_API_ORIGINS": {"https://a.example.com, ,http://localhost:3000", func(c serverConfig) bool {
 			return cmp.Equal(c.frontendOrigins, []string{"https://a.example.com", "http://localhost:3000"})
 		}},
@@ -441,6 +443,10 @@ func TestBackupCommand(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	if code := run(t.Context(), []string{"backup", "-out", out}, &stdout, &stderr); code != 0 {
 		t.Fatalf("backup exited %d: %s", code, stderr.String())
+	}
+	// It holds password hashes and other secrets: for this user only.
+	if fi, err := os.Stat(out); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("the backup's mode: %v (%v), want 0600", fi.Mode().Perm(), err)
 	}
 	if code := run(t.Context(), []string{"backup", "-out", out}, &stdout, &stderr); code != 1 {
 		t.Errorf("a backup over an existing file exited %d", code)

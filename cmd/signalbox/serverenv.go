@@ -33,7 +33,7 @@ type serverConfig struct {
 	// Server-sent event streams of the client API.
 	streamHeartbeat    time.Duration
 	maxStreams         int
-	advertiseStreaming bool
+	advertiseStreaming server.AdvertiseMode
 }
 
 // Defaults of "signalbox server".
@@ -130,7 +130,11 @@ var serverVars = []serverVar{
 		c.streamHeartbeat = d
 		return err
 	}},
-	{"SIGNALBOX_ADVERTISE_STREAMING", "false", "Answer SDK polls with fetch-mode: streaming, moving SDKs that can stream onto the stream.", boolSetter(func(c *serverConfig) *bool { return &c.advertiseStreaming })},
+	{"SIGNALBOX_ADVERTISE_STREAMING", "streamed", "Which SDK polls get fetch-mode: streaming, moving them onto the stream: streamed (SDK instances that held a stream within the last day), all, or off; true and false mean all and off.", func(c *serverConfig, v string) error {
+		m, err := server.ParseAdvertiseMode(v)
+		c.advertiseStreaming = m
+		return err
+	}},
 	{"UNLEASH_FRONTEND_API_ORIGINS", "*", "Comma-separated origins browsers may call the frontend API from (CORS), until an admin saves the setting; * allows any.", func(c *serverConfig, v string) error {
 		c.frontendOrigins = []string{}
 		for _, o := range strings.Split(v, ",") {

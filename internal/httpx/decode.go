@@ -213,3 +213,23 @@ func jsonKind(t reflect.Type) string {
 		return fmt.Sprintf("a %s", t.Kind())
 	}
 }
+
+// DecodeValue decodes data, the JSON value at path of a body DecodeJSON
+// already read (kept as a json.RawMessage, so that part of a body can be
+// decoded only when needed), into dst. Its errors are DecodeJSON's, with
+// field names starting at path.
+func DecodeValue(data []byte, dst any, path string) error {
+	err := json.Unmarshal(data, dst)
+	if err == nil {
+		return nil
+	}
+	var typ *json.UnmarshalTypeError
+	if errors.As(err, &typ) {
+		field := path
+		if typ.Field != "" {
+			field = path + "." + typ.Field
+		}
+		return apierr.Invalid(field, "%s must be %s, not %s", field, jsonKind(typ.Type), typ.Value)
+	}
+	return decodeError(err, int64(len(data)), int64(len(data)))
+}

@@ -172,3 +172,47 @@ func TestIsJSONContentType(t *testing.T) {
 		}
 	}
 }
+
+func TestDecodeValue(t *testing.T) {
+	tests := []struct {
+		name string
+		data string
+		kind apierr.Kind // "" for success
+		path string      // Details[0].Path for Validation
+		msg  string
+		want decodeTarget
+	}{
+		{name: "ok", data: `{"limit":3}`, want: decodeTarget{Limit: 3}},
+		{name: "field of the wrong type", data: `{"toggles":"a"}`, kind: apierr.Validation, path: "data.toggles",
+			msg: "data.toggles must be an array, not string"},
+		{name: "nested field", data: `{"context":{"userId":7}}`, kind: apierr.Validation, path: "data.context.userId",
+			msg: "data.context.userId must be a string, not number"},
+		{name: "the value itself", data: `[1]`, kind: apierr.Validation, path: "data", msg: "data must be an object, not array"},
+		{name: "syntax", data: `{"limit":`, kind: apierr.BadData},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got decodeTarget
+			err := DecodeValue([]byte(tt.data), &got, "data")
+			if tt.kind == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if diff := cmp.Diff(tt.want, got); diff != "" {
+					t.Errorf("(-want +got):\n%s", diff)
+				}
+				return
+			}
+			var e *apierr.Error
+			if !errors.As(err, &e) || e.Kind != tt.kind {
+				t.Fatalf("error %v, want kind %s", err, tt.kind)
+			}
+			if tt.path != "" && (len(e.Details) == 0 || e.Details[0].Path != tt.path) {
+				t.Errorf("details %+v, want path %s", e.Details, tt.path)
+			}
+			if tt.msg != "" && e.Message != tt.msg {
+				t.Errorf("message %q, want %q", e.Message, tt.msg)
+			}
+		})
+	}
+}

@@ -92,8 +92,9 @@ func describedOps(f Facts) map[string]oaOp {
 				oaQuery("tag", "Only flags with one of these tags, each `type:value`.", oaStrings()),
 				{Name: "If-None-Match", In: "header", Description: "An ETag of an earlier answer; strong or weak form, a list or `*`.", Schema: oaString()},
 			},
-			Headers: map[string]string{"ETag": "Changes whenever the answer would; send it back in `If-None-Match`.", "Cache-Control": "`no-cache`"},
-			More:    map[string]*oaResponse{"304": {Description: "Not modified since the ETag sent; no body."}}},
+			Headers: map[string]string{"ETag": "Changes whenever the answer would; send it back in `If-None-Match`.", "Cache-Control": "`no-cache`",
+				"fetch-mode": "`streaming` to an SDK instance (told apart by `unleash-connection-id`, else `unleash-appname` and `unleash-instanceid`) that held a stream on the cluster within the last day, or to every SDK with `SIGNALBOX_ADVERTISE_STREAMING=all`: it then goes back to its stream. Such an instance gets this 200 once even when its ETag matches, as SDKs read the header on a 200 only. `polling` while the server would refuse a stream (at its limit, shutting down)."},
+			More: map[string]*oaResponse{"304": {Description: "Not modified since the ETag sent; no body."}}},
 		"GET /api/client/delta": {ID: "getClientFeaturesDelta", Summary: "Changes since a revision, for delta polling", Resp: oaDeltaEvents(),
 			Description: "The events that bring an SDK from the revision in `If-None-Match` to the newest: `segment-updated`, `feature-updated`, `feature-removed`, `segment-removed`. Without `If-None-Match`, or with a revision this server no longer remembers (it keeps the last 100 per environment), the answer is one `hydration` event with the whole scope, even an empty one. The `ETag` is the revision.",
 			Query: []*oaParameter{
@@ -102,11 +103,11 @@ func describedOps(f Facts) map[string]oaOp {
 				oaQuery("tag", "Only flags with one of these tags, each `type:value`.", oaStrings()),
 				{Name: "If-None-Match", In: "header", Description: "The ETag (revision) of the last answer applied.", Schema: oaString()},
 			},
-			Headers: map[string]string{"ETag": "The revision the events lead to, quoted.", "fetch-mode": "`streaming` when the server asks SDKs to stream instead."},
+			Headers: map[string]string{"ETag": "The revision the events lead to, quoted.", "fetch-mode": "As on `GET /api/client/features`, without the 200 in place of a 304."},
 			More:    map[string]*oaResponse{"304": {Description: "Nothing the scope sees changed since the revision sent."}}},
 		"GET /api/client/streaming": {ID: "streamClientFeatures", Summary: "Flag changes as Server-Sent Events", Resp: oaString(), RespType: "text/event-stream",
-			RespDesc:    "Events `unleash-connected` (first: a hydration, or with a `Last-Event-ID` still remembered the events since) and `unleash-updated`, each with `id:` the revision and data `{\"events\":[...]}` as `GET /api/client/delta` answers; comment heartbeats; `fetch-mode` with data `polling` when the server shuts down.",
-			Description: "Streams the token's scope (no filters) to server-side SDKs (`unleash-client` `experimentalMode: {type: 'streaming'}`). 429 when the server serves its maximum of streams: SDKs then poll.",
+			RespDesc:    "Events `unleash-connected` (first: a hydration, or with a `Last-Event-ID` still remembered the events since) and `unleash-updated`, each with `id:` the revision and data `{\"events\":[...]}` as `GET /api/client/delta` answers; comment heartbeats. At shutdown the stream just ends (no `fetch-mode` event), so that SDKs reconnect.",
+			Description: "Streams the token's scope (no filters) to server-side SDKs (`unleash-client` `experimentalMode: {type: 'streaming'}`). 429 when the server serves its maximum of streams: SDKs then poll, and are asked back by `fetch-mode: streaming` on a poll once there is room.",
 			Query:       []*oaParameter{{Name: "Last-Event-ID", In: "header", Description: "The last revision received; replayed from when still remembered, otherwise a hydration.", Schema: oaString()}},
 			Errors:      []int{http.StatusTooManyRequests}},
 		"GET /api/client/features/{featureName}": {ID: "getClientFeature", Summary: "One flag's configuration", Resp: oaRef("Feature"),
@@ -401,8 +402,9 @@ func describedOps(f Facts) map[string]oaOp {
 			Headers:     map[string]string{"Content-Disposition": "With `downloadFile`: `attachment; filename=export-<YYYY-MM-DD>.json`."},
 			Errors:      []int{http.StatusNotFound}},
 		"POST /api/admin/features-batch/validate": {ID: "validateImport", Summary: "Check an import", Body: oaImportBody(), Resp: oaImportValidation(),
-			Description: "Runs the import without keeping anything and answers what stops it (`errors`: flags in another project or archived, unknown flag or strategy types, missing segments, legal values the target lacks, invalid data), what it overwrites (`warnings`, also custom strategy types) and the permissions it needs that the caller lacks. 404 for an unknown project or environment.",
-			Errors:      []int{http.StatusNotFound}},
+			Description: "Runs the import without keeping anything and answers what stops it (`errors`: flags in another project or archived, unknown flag or strategy types, missing segments, legal values the target lacks, invalid data), what it overwrites (`warnings`, also custom strategy types) and the permissions it needs that the caller lacks. 404 for an unknown project or environment. " +
+				"It only reads (a read-only transaction; the import's writes are previewed in memory), so it never holds up the server's writes. Whoever may not change the project's flags (UPDATE_FEATURE there) is refused with 403 before the document is read. The body may be up to 16 MiB (413 beyond).",
+			Errors: []int{http.StatusNotFound}},
 		"POST /api/admin/features-batch/import": {ID: "importToggles", Summary: "Import flags", Body: oaImportBody(),
 			Description: "Imports an export into a project and environment in one transaction: creates or updates each flag, replaces its strategies and variants in the environment, its tags and its dependencies, sets its state there, and creates missing context fields and tag types. 400 when validation finds errors, 403 when a needed permission is missing (UPDATE_FEATURE in the project first of all, even for an empty document) or change requests are enabled in the environment. An import that imports nothing records nothing. " +
 				"Events `feature-import` per flag, `features-imported` once, and `context-field-created`, `tag-type-created`, `feature-environment-enabled`/`-disabled` where they apply.",
@@ -794,7 +796,10 @@ func describedOps(f Facts) map[string]oaOp {
 			Description: "Evaluates the flags of the selected projects in one environment for the given context, exactly as an SDK would with the environment's current configuration, and explains each answer: whether the flag is on in the environment, whether its dependencies are satisfied, and the verdict of every strategy (disabled ones included, as `unevaluated`), constraint and segment. Strategies the server cannot evaluate (custom strategies) are `incomplete` with `enabled` `unknown` when nothing else rules them out. 400 when the environment does not exist or `context.appName` is missing."},
 		"POST /api/admin/playground/advanced": {ID: "getAdvancedPlayground", Summary: "Evaluate every flag for combinations of contexts and environments", Tag: "Playground",
 			Body: oaAdvancedPlaygroundRequest(), Resp: oaAdvancedPlaygroundResponse(),
-			Description: "As the playground, in several environments, and each context field may have several values (a list, or a string with values separated by commas): every combination is evaluated. At most 1000 evaluations per flag (environments times combinations); more is a 400. Context fields of other types are ignored and listed in `warnings.invalidContextProperties`."},
+			Description: "As the playground, in several environments, and each context field may have several values (a list, or a string with values separated by commas): every combination is evaluated. At most 1000 evaluations per flag (environments times combinations); more is a 400. Context fields of other types are ignored and listed in `warnings.invalidContextProperties`. " +
+				"The answer is written flag by flag as it is computed (no `Content-Length`), so a request holds one flag's evaluations at a time whatever the number of flags; an answer cut short is not valid JSON. " +
+				"Each user or token may have 2 of these requests in progress; a third is a 429 with `Retry-After`.",
+			Errors: []int{http.StatusTooManyRequests}},
 		"GET /api/admin/roles": oaOp{ID: "getRoles", Summary: "List roles with their permissions", Tag: "Users",
 			Resp: oaObject(oaProps{
 				"version": oaInteger().d("Always 1."),

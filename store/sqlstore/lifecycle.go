@@ -5,12 +5,15 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/signalbox/signalbox/internal/privfile"
 )
 
 // Describe names the database a URL opens, for start-up logs: the kind
@@ -124,7 +127,7 @@ func OpenRetrying(ctx context.Context, dbURL string, wait time.Duration, onRetry
 }
 
 // BackupSQLite writes a consistent copy of the SQLite database at path to
-// the new file dst with VACUUM INTO: one read transaction, so the copy is
+// the new file dst, created 0600, with VACUUM INTO: one read transaction, so the copy is
 // a snapshot even while a server writes to the database, and it includes
 // what the -wal file holds. The copy is a single self-contained file (not
 // in WAL mode) and is checked before BackupSQLite returns. The database is
@@ -133,9 +136,30 @@ func BackupSQLite(ctx context.Context, path, dst string) error {
 	if _, err := os.Stat(path); err != nil {
 		return fmt.Errorf("sqlstore: no SQLite database at %s: %w", path, err)
 	}
-	if _, err := os.Stat(dst); err == nil {
+	// The copy holds password hashes and other secrets: its file is
+	// created here, empty, for this user only (0600 whatever the umask)
+	// and exclusively, so that nothing already at dst (a file or a link
+	// another user planted) is ever written through; VACUUM INTO then
+	// fills the empty file.
+	f, err := privfile.CreateExclusive(dst)
+	if errors.Is(err, fs.ErrExist) {
 		return fmt.Errorf("sqlstore: %s exists; the backup must go to a new file", dst)
 	}
+	if err != nil {
+		return fmt.Errorf("sqlstore: creating the backup file: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		_ = os.Remove(dst)
+		return fmt.Errorf("sqlstore: creating the backup file: %w", err)
+	}
+	if err := vacuumInto(ctx, path, dst); err != nil {
+		_ = os.Remove(dst)
+		return err
+	}
+	return checkCopy(ctx, dst)
+}
+
+func vacuumInto(ctx context.Context, path, dst string) error {
 	db, err := sql.Open("sqlite", backupDSN(path))
 	if err != nil {
 		return fmt.Errorf("sqlstore: opening SQLite database %s: %w", path, err)
@@ -144,7 +168,7 @@ func BackupSQLite(ctx context.Context, path, dst string) error {
 	if _, err := db.ExecContext(ctx, "VACUUM INTO ?", dst); err != nil {
 		return fmt.Errorf("sqlstore: copying %s to %s: %w", path, dst, err)
 	}
-	return checkCopy(ctx, dst)
+	return nil
 }
 
 // backupDSN opens the database read-only (mode=ro) but, unlike the

@@ -114,6 +114,22 @@ func TestBackupErrors(t *testing.T) {
 	if b, _ := os.ReadFile(exists); string(b) != "keep me" {
 		t.Errorf("the existing file was changed: %q", b)
 	}
+	// A link planted at the destination is not followed.
+	target := filepath.Join(dir, "target.db")
+	link := filepath.Join(dir, "link.db")
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	if err := BackupSQLite(t.Context(), path, link); err == nil || !strings.Contains(err.Error(), "exists") {
+		t.Errorf("backup through a planted link: %v", err)
+	}
+	if _, err := os.Stat(target); err == nil {
+		t.Error("the backup was written through a planted link")
+	}
+	// A backup that fails leaves no file behind.
+	if err := BackupSQLite(t.Context(), path, filepath.Join(dir, "missing-folder", "copy.db")); err == nil {
+		t.Error("a backup into a missing folder succeeded")
+	}
 }
 
 // TestCloseCheckpoints: after Close the database file alone holds every

@@ -68,6 +68,7 @@ func Run(t *testing.T, open Opener) {
 		{"SegmentIDs", testSegmentIDs},
 		{"Settings", testSettings},
 		{"SignupTokens", testSignupTokens},
+		{"StreamedClients", testStreamedClients},
 		{"UsedIDs", testUsedIDs},
 	}
 	for _, tt := range tests {

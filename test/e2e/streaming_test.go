@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/signalbox/signalbox/server"
+	"github.com/signalbox/signalbox/store"
 	"github.com/signalbox/signalbox/store/sqlstore"
 )
 
@@ -93,7 +94,13 @@ func startStreamingSDK(t *testing.T, server, token, mode string) *streamingSDK {
 // match, moving past it; the wait is bounded.
 func (s *streamingSDK) await(what string, match func(map[string]any) bool) map[string]any {
 	s.t.Helper()
-	deadline := time.After(30 * time.Second)
+	return s.awaitWithin(30*time.Second, what, match)
+}
+
+// awaitWithin is await with a bound of d.
+func (s *streamingSDK) awaitWithin(d time.Duration, what string, match func(map[string]any) bool) map[string]any {
+	s.t.Helper()
+	deadline := time.After(d)
 	for {
 		s.mu.Lock()
 		for s.next < len(s.lines) {
@@ -108,7 +115,7 @@ func (s *streamingSDK) await(what string, match func(map[string]any) bool) map[s
 		select {
 		case <-s.more:
 		case <-deadline:
-			s.t.Fatalf("the SDK did not report %s within 30 s", what)
+			s.t.Fatalf("the SDK did not report %s within %s", what, d)
 		}
 	}
 }
@@ -239,13 +246,95 @@ func TestStreamingSDK(t *testing.T) {
 	}
 	sdk.check("toggle", obj{}, false, "")
 
-	// A graceful shutdown sends the SDK back to polling; it keeps working.
+	// A graceful shutdown just ends the stream (no fetch-mode event, which
+	// would send the SDK to polling for good): the SDK reconnects to the
+	// server once it is back, still streaming.
 	proc.stopNow(t)
-	sdk.awaitSSE("fetch-mode")
-	sdk.await("the switch to polling", func(m map[string]any) bool { return m["mode"] == "polling" })
 	server, _ = startServerIn(t, dir, "", port)
+	m := sdk.await("the stream resumed", func(m map[string]any) bool { return m["sse"] != nil || m["mode"] != nil })
+	if m["sse"] != "unleash-connected" {
+		t.Fatalf("after a graceful restart the SDK reported %v", m)
+	}
 	admin(t, server, "POST", "/api/admin/projects/default/features/toggle/environments/development/on", nil)
+	if m := sdk.awaitSSE("unleash-updated"); sseTypes(m) != `["feature-updated"]` {
+		t.Fatalf("after the graceful restart: %v", m)
+	}
 	sdk.check("toggle", obj{}, true, "")
+}
+
+// awaitStreamedClient waits until the server with its data in dir has
+// remembered an SDK that streamed, as it does in batches.
+func awaitStreamedClient(t *testing.T, dir string) {
+	t.Helper()
+	st, err := sqlstore.Open(context.Background(), filepath.Join(dir, "signalbox.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		var n int
+		err := st.View(context.Background(), func(r store.Reader) error {
+			cs, err := r.ListStreamedClients(context.Background(), time.Now().Add(-time.Hour), 10)
+			n = len(cs)
+			return err
+		})
+		if err == nil && n > 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no streamed client remembered within 20 s: %v", err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestStreamingSDKBackAfterRestart: a server away long enough for the
+// Node SDK to fall back to polling (SIGTERM, or a crash) brings it back
+// onto the stream when it returns on the same port and data, within one
+// polling interval (300 ms in the script) and a second, since it
+// remembers the SDKs that streamed; the next change then arrives through
+// the stream.
+func TestStreamingSDKBackAfterRestart(t *testing.T) {
+	requireNode(t)
+	for _, how := range []string{"SIGTERM", "SIGKILL"} {
+		t.Run(how, func(t *testing.T) {
+			dir, port := t.TempDir(), freePort(t)
+			server, proc := startServerIn(t, dir, "", port)
+			pushFixture(t, server)
+			sdk := startStreamingSDK(t, server, clientToken, "streaming")
+			sdk.awaitSSE("unleash-connected")
+			sdk.check("toggle", obj{}, true, "")
+			awaitStreamedClient(t, dir)
+			if how == "SIGTERM" {
+				proc.stopNow(t)
+			} else {
+				proc.kill()
+			}
+			// The SDK gives up on the stream after five failures within a
+			// minute of backing-off reconnects, then polls.
+			m := sdk.awaitWithin(90*time.Second, "the switch to polling", func(m map[string]any) bool {
+				return m["mode"] == "polling" || m["sse"] == "fetch-mode"
+			})
+			if m["mode"] != "polling" {
+				t.Fatalf("the SDK got %v", m)
+			}
+			server, _ = startServerIn(t, dir, "", port)
+			back := time.Now()
+			sdk.await("the switch back to streaming", func(m map[string]any) bool { return m["mode"] == "streaming" })
+			if took := time.Since(back); took > 300*time.Millisecond+time.Second {
+				t.Errorf("the SDK went back to streaming %s after the server's return", took)
+			}
+			if m := sdk.awaitSSE("unleash-connected"); sseTypes(m) != `["hydration"]` {
+				t.Fatalf("the new stream began with %v", m)
+			}
+			admin(t, server, "POST", "/api/admin/projects/default/features/toggle/environments/development/off", nil)
+			if m := sdk.awaitSSE("unleash-updated"); sseTypes(m) != `["feature-updated"]` {
+				t.Fatalf("after the return: %v", m)
+			}
+			sdk.check("toggle", obj{}, false, "")
+		})
+	}
 }
 
 // TestStreamingSDKHistoryLoss: an SDK whose last event id the server no
@@ -337,7 +426,7 @@ func TestStreamingSDKAtLimit(t *testing.T) {
 // a polling SDK onto the stream, where it gets changes.
 func TestPollingSDKMovesToStreaming(t *testing.T) {
 	requireNode(t)
-	url, _ := startInProcessServer(t, server.Config{AdvertiseStreaming: true})
+	url, _ := startInProcessServer(t, server.Config{AdvertiseStreaming: server.AdvertiseAll})
 	pushFixture(t, url)
 	sdk := startStreamingSDK(t, url, clientToken, "polling")
 	sdk.await("the switch to streaming", func(m map[string]any) bool { return m["mode"] == "streaming" })
