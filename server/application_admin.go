@@ -184,7 +184,11 @@ func (s *Server) handleApplicationOverview(w http.ResponseWriter, r *http.Reques
 		} `json:"issues"`
 	}{Projects: []string{}, Environments: []appEnvironmentJSON{}}
 	out.Issues.MissingStrategies = []string{}
-	err := s.view(ctx, func(rd store.Reader) error {
+	sight, err := s.sightOf(ctx)
+	if err != nil {
+		return err
+	}
+	err = s.view(ctx, func(rd store.Reader) error {
 		app, err := rd.GetClientApplication(ctx, name)
 		if apierr.Is(err, apierr.NotFound) {
 			return apierr.New(apierr.NotFound, "no application named %q has registered", name)
@@ -214,7 +218,7 @@ func (s *Server) handleApplicationOverview(w http.ResponseWriter, r *http.Reques
 			if err != nil {
 				return err
 			}
-			for _, f := range flags {
+			for _, f := range visibleFeatures(sight, flags) {
 				if !slices.Contains(out.Projects, f.Project) {
 					out.Projects = append(out.Projects, f.Project)
 				}

@@ -165,9 +165,17 @@ func (s *Server) featureMetrics(r *http.Request, since time.Time) ([]featureMetr
 	ctx := r.Context()
 	name := r.PathValue("name")
 	out := []featureMetricJSON{}
-	err := s.view(ctx, func(rd store.Reader) error {
-		if _, err := rd.GetFeature(ctx, name); err != nil {
+	sight, err := s.sightOf(ctx)
+	if err != nil {
+		return nil, err
+	}
+	err = s.view(ctx, func(rd store.Reader) error {
+		f, err := rd.GetFeature(ctx, name)
+		if err != nil {
 			return err
+		}
+		if !sight.canSee(f.Project) {
+			return apierr.New(apierr.NotFound, "feature flag %s not found", name)
 		}
 		list, err := rd.ListClientMetrics(ctx, store.ClientMetricsFilter{Feature: name, Since: since})
 		for _, m := range list {

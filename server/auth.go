@@ -23,6 +23,9 @@ type Principal struct {
 	// groupRoles are the root roles of the user's groups, read with the
 	// user when the request is authenticated.
 	groupRoles []int
+	// sight is what the principal may see of projects, read when a request
+	// first needs it (see sightOf).
+	sight *projectSight
 }
 
 // userPrincipal is the principal of user u (acting through tok, if not

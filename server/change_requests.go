@@ -729,6 +729,9 @@ func (s *Server) handleAddChanges(w http.ResponseWriter, r *http.Request) error 
 		return err
 	}
 	ctx, project, env := r.Context(), r.PathValue("projectId"), r.PathValue("environment")
+	if err := s.checkMayPropose(ctx, project); err != nil {
+		return err
+	}
 	p := principalFrom(ctx)
 	me := actorOf(p)
 	var draft store.ChangeRequest
@@ -1092,6 +1095,14 @@ func (s *Server) transition(ctx context.Context, tx store.Tx, cr store.ChangeReq
 		}
 		if !isAuthor(p, cr) {
 			return nil, apierr.New(apierr.NoAccess, "only the author of change request %d can send it to review", cr.ID)
+		}
+		// The project may have become protected since the draft began.
+		sight, err := readSight(ctx, tx, p)
+		if err != nil {
+			return nil, err
+		}
+		if !sight.canPropose(cr.Project) {
+			return nil, notProposer(cr.Project, sight)
 		}
 		if len(cr.Changes) == 0 {
 			return nil, apierr.Invalid("state", "change request %d has no changes to review", cr.ID)

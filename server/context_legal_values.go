@@ -33,7 +33,11 @@ func (s *Server) handleContextFieldStrategies(w http.ResponseWriter, r *http.Req
 		StrategyName string `json:"strategyName"`
 	}
 	out := []use{}
-	err := s.view(ctx, func(rd store.Reader) error {
+	sight, err := s.sightOf(ctx)
+	if err != nil {
+		return err
+	}
+	err = s.view(ctx, func(rd store.Reader) error {
 		if project := r.PathValue("projectId"); project != "" {
 			if _, err := rd.GetProject(ctx, project); err != nil {
 				return err
@@ -53,7 +57,7 @@ func (s *Server) handleContextFieldStrategies(w http.ResponseWriter, r *http.Req
 		}
 		for _, st := range strategies {
 			for _, c := range st.Constraints {
-				if c.ContextName == field {
+				if c.ContextName == field && sight.canSee(projectOf[st.Feature]) {
 					out = append(out, use{ID: st.ID, FeatureName: st.Feature, ProjectID: projectOf[st.Feature], Environment: st.Environment, StrategyName: st.Name})
 					break
 				}

@@ -64,11 +64,17 @@ func eventResponses(list []store.Event) []eventJSON {
 }
 
 // listEvents reads the events and their total under f (the total ignores
-// Limit, Offset and the id bounds' paging), as the caller may see them (see
-// redactEvent).
+// Limit, Offset and the id bounds' paging), as the caller may see them:
+// none of the private projects they are no member of, and the others
+// redacted (see redactEvent).
 func (s *Server) listEvents(r *http.Request, f store.EventFilter) (list []store.Event, total int64, err error) {
 	ctx := r.Context()
 	p := principalFrom(ctx)
+	sight, err := s.sightOf(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	f.ExceptProjects = sight.hidden()
 	if f.Query != "" && !p.can(PermAdmin) {
 		return s.searchEventsRedacted(r, p, f)
 	}

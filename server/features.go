@@ -215,7 +215,11 @@ func (s *Server) handleListAllFeatures(w http.ResponseWriter, r *http.Request) e
 // With projectMustExist, an unknown f.Project is a 404.
 func (s *Server) featureViewsFor(ctx context.Context, projectMustExist bool, f store.FeatureFilter) ([]adminFeature, error) {
 	var views []adminFeature
-	err := s.view(ctx, func(rd store.Reader) error {
+	sight, err := s.sightOf(ctx)
+	if err != nil {
+		return nil, err
+	}
+	err = s.view(ctx, func(rd store.Reader) error {
 		if projectMustExist && f.Project != "" {
 			if _, err := rd.GetProject(ctx, f.Project); err != nil {
 				return err
@@ -225,7 +229,7 @@ func (s *Server) featureViewsFor(ctx context.Context, projectMustExist bool, f s
 		if err != nil {
 			return err
 		}
-		views, err = featureViews(ctx, rd, list)
+		views, err = featureViews(ctx, rd, visibleFeatures(sight, list))
 		return err
 	})
 	return views, err

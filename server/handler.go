@@ -51,6 +51,9 @@ func (m mux) admin(pattern string, perm Permission, h handlerFunc) {
 			err = s.checkCookieWrite(r, p)
 		}
 		if err == nil {
+			err = s.checkProjectSight(r, p)
+		}
+		if err == nil {
 			err = s.authorize(r, p, perm)
 		}
 		if err == nil {

@@ -146,7 +146,13 @@ func runImport(ctx context.Context, tx importWriter, req importRequest, doc expo
 	im := &importer{ctx: ctx, tx: tx, caller: principalFrom(ctx), doc: doc, existing: map[string]store.Feature{},
 		segments: map[int]int{}, strategies: map[string][]adminStrategy{}, envs: map[string]exportFeatureEnv{},
 		tags: map[string][]store.Tag{}, deps: map[string][]dependencyInput{}}
-	var err error
+	sight, err := readSight(ctx, tx, im.caller)
+	if err != nil {
+		return importReport{}, nil, err
+	}
+	if !sight.canSee(req.Project) {
+		return importReport{}, nil, apierr.New(apierr.NotFound, "project %s not found", req.Project)
+	}
 	if im.project, err = tx.GetProject(ctx, req.Project); err != nil {
 		return importReport{}, nil, err
 	}

@@ -160,10 +160,20 @@ func (q exportQuery) check() error {
 
 // exportSelection picks the active flags q asks for, sorted by name.
 // NotFound for an unknown project or flag name.
-func exportSelection(ctx context.Context, r store.Reader, q exportQuery) ([]store.Feature, error) {
+func exportSelection(ctx context.Context, r store.Reader, q exportQuery, sight *projectSight) ([]store.Feature, error) {
+	list, err := exportCandidates(ctx, r, q, sight)
+	return visibleFeatures(sight, list), err
+}
+
+// exportCandidates is exportSelection before the flags of projects sight
+// does not see are left out; those named are missing.
+func exportCandidates(ctx context.Context, r store.Reader, q exportQuery, sight *projectSight) ([]store.Feature, error) {
 	active := false
 	switch {
 	case q.Project != nil:
+		if !sight.canSee(*q.Project) {
+			return nil, apierr.New(apierr.NotFound, "project %s not found", *q.Project)
+		}
 		if _, err := r.GetProject(ctx, *q.Project); err != nil {
 			return nil, err
 		}
@@ -191,6 +201,7 @@ func exportSelection(ctx context.Context, r store.Reader, q exportQuery) ([]stor
 	if err != nil {
 		return nil, err
 	}
+	list = visibleFeatures(sight, list)
 	if len(list) < len(names) {
 		var missing []string
 		for _, n := range names {
@@ -339,11 +350,15 @@ func (s *Server) handleExport(w http.ResponseWriter, r *http.Request) error {
 	}
 	ctx := r.Context()
 	var doc exportDoc
-	err := s.change(ctx, func(tx store.Tx) ([]store.Event, error) {
+	sight, err := s.sightOf(ctx)
+	if err != nil {
+		return err
+	}
+	err = s.change(ctx, func(tx store.Tx) ([]store.Event, error) {
 		if _, err := tx.GetEnvironment(ctx, q.Environment); err != nil {
 			return nil, err
 		}
-		features, err := exportSelection(ctx, tx, q)
+		features, err := exportSelection(ctx, tx, q, sight)
 		if err != nil {
 			return nil, err
 		}

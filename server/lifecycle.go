@@ -252,7 +252,11 @@ func (s *Server) handleLifecycleCount(w http.ResponseWriter, r *http.Request) er
 	ctx := r.Context()
 	counts := map[string]int{"initial": 0, "preLive": 0, "live": 0, "completed": 0, "archived": 0}
 	key := map[string]string{stageInitial: "initial", stagePreLive: "preLive", stageLive: "live", stageCompleted: "completed", stageArchived: "archived"}
-	err := s.view(ctx, func(rd store.Reader) error {
+	sight, err := s.sightOf(ctx)
+	if err != nil {
+		return err
+	}
+	err = s.view(ctx, func(rd store.Reader) error {
 		done, err := readCompletions(ctx, rd)
 		if err != nil {
 			return err
@@ -261,6 +265,7 @@ func (s *Server) handleLifecycleCount(w http.ResponseWriter, r *http.Request) er
 		if err != nil {
 			return err
 		}
+		active = filterSeen(sight, active, func(fo store.FeatureOverview) string { return fo.Project })
 		for _, f := range active {
 			var c *lifecycleCompletion
 			if d, ok := done[f.Name]; ok {
@@ -270,7 +275,7 @@ func (s *Server) handleLifecycleCount(w http.ResponseWriter, r *http.Request) er
 		}
 		archived := true
 		list, err := rd.ListFeatures(ctx, store.FeatureFilter{Archived: &archived})
-		counts["archived"] = len(list)
+		counts["archived"] = len(visibleFeatures(sight, list))
 		return err
 	})
 	if err != nil {

@@ -69,6 +69,10 @@ func (s *Server) handlePersonalDashboard(w http.ResponseWriter, r *http.Request)
 		Admins        []dashboardAdmin   `json:"admins"`
 		ProjectOwners []dashboardOwner   `json:"projectOwners"`
 	}{Projects: []dashboardProject{}, Flags: []dashboardFlag{}, Admins: []dashboardAdmin{}, ProjectOwners: []dashboardOwner{}}
+	sight, err := s.sightOf(ctx)
+	if err != nil {
+		return err
+	}
 	err = s.view(ctx, func(rd store.Reader) error {
 		favs, err := readFavorites(ctx, rd, u.ID)
 		if err != nil {
@@ -83,13 +87,15 @@ func (s *Server) handlePersonalDashboard(w http.ResponseWriter, r *http.Request)
 			mine = append(mine, g.Project)
 		}
 		slices.Sort(mine)
-		mine = slices.Compact(mine)
+		// A project starred while open may have become private since.
+		mine = filterSeen(sight, slices.Compact(mine), func(id string) string { return id })
 
 		active := false
 		flags, err := rd.ListFeatures(ctx, store.FeatureFilter{Archived: &active})
 		if err != nil {
 			return err
 		}
+		flags = visibleFeatures(sight, flags)
 		lifetimes, err := typeLifetimes(ctx, rd)
 		if err != nil {
 			return err

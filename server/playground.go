@@ -499,10 +499,14 @@ func (s *Server) handlePlayground(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
+	sight, err := s.sightOf(r.Context())
+	if err != nil {
+		return err
+	}
 	ctx := engineContext(flat, pe.name)
 	features := []playgroundFeature{}
 	for _, name := range pe.snap.Names() {
-		if !projects.has(pe.projects[name]) {
+		if !projects.has(pe.projects[name]) || !sight.canSee(pe.projects[name]) {
 			continue
 		}
 		if f, ok := pe.explain(name, &ctx, false); ok {
@@ -609,7 +613,11 @@ func (s *Server) handleAdvancedPlayground(w http.ResponseWriter, r *http.Request
 		}
 		envs = append(envs, pe)
 	}
-	a := &advancedWriter{envs: envs, combos: combos, projects: projects}
+	sight, err := s.sightOf(r.Context())
+	if err != nil {
+		return err
+	}
+	a := &advancedWriter{envs: envs, combos: combos, projects: projects, sight: sight}
 	a.input.Environments, a.input.Projects, a.input.Context = in.Environments, projects, echoContext(in.Context)
 	if len(invalid) > 0 {
 		a.warnings = &advancedWarnings{InvalidContextProperties: invalid}
@@ -639,6 +647,8 @@ type advancedWriter struct {
 	envs     []*playgroundEnv
 	combos   []map[string]string
 	projects playgroundProjects
+	// sight leaves out the flags of projects the caller may not see.
+	sight *projectSight
 }
 
 // names are the flags of the answer in its order: those of the first
@@ -649,7 +659,7 @@ func (a *advancedWriter) names() (names []string, shown []map[string]bool) {
 	for _, pe := range a.envs {
 		in := map[string]bool{}
 		for _, name := range pe.snap.Names() {
-			if !a.projects.has(pe.projects[name]) {
+			if !a.projects.has(pe.projects[name]) || !a.sight.canSee(pe.projects[name]) {
 				continue
 			}
 			in[name] = true

@@ -83,11 +83,16 @@ func projectResponse(p store.Project) projectJSON {
 func (s *Server) handleListProjects(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
 	var items []projectSummary
-	err := s.view(ctx, func(rd store.Reader) error {
+	sight, err := s.sightOf(ctx)
+	if err != nil {
+		return err
+	}
+	err = s.view(ctx, func(rd store.Reader) error {
 		projects, err := rd.ListProjects(ctx)
 		if err != nil {
 			return err
 		}
+		projects = filterSeen(sight, projects, func(p store.Project) string { return p.ID })
 		active := false
 		features, err := rd.ListFeatures(ctx, store.FeatureFilter{Archived: &active})
 		if err != nil {

@@ -649,6 +649,9 @@ func samlUser(ctx context.Context, tx store.Tx, set samlSettings, email, name st
 		name = string(r[:255])
 	}
 	u, err = tx.CreateUser(ctx, store.User{Email: email, Name: name, RootRole: role})
+	if apierr.Is(err, apierr.NameExists) {
+		return u, nil, samlRefused(err, "the e-mail address %s is the username of another user, so no user can be created with it; ask an admin", email)
+	}
 	if err != nil {
 		return u, nil, err
 	}

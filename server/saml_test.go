@@ -545,6 +545,18 @@ func runSAMLSignInFlow(t *testing.T, ts *testServer) {
 		if n := len(events(t, ts, "user-created")); n != usersBefore+1 {
 			t.Errorf("users outside emailDomains were created: %d events", n-usersBefore-1)
 		}
+
+		// An e-mail that is another user's username creates no second user
+		// signing in with the same name.
+		ts.admin("POST", "/api/admin/user-admin", map[string]any{"username": "Squat@Example.com", "rootRole": "Viewer"}).must(t, http.StatusCreated)
+		idp.SignIn(samltest.User{NameID: "squat@example.com"})
+		res := newBrowser(t, ts).signIn(idp).must(t, http.StatusUnauthorized)
+		if msg := res.Object()["message"].(string); !strings.Contains(msg, "username of another user") {
+			t.Errorf("message %q", msg)
+		}
+		if n := len(events(t, ts, "user-created")); n != usersBefore+2 {
+			t.Errorf("%d user-created events, want %d", n, usersBefore+2)
+		}
 	})
 
 	t.Run("group mapping", func(t *testing.T) {

@@ -462,11 +462,16 @@ func (s *Server) handleSearchFeatures(w http.ResponseWriter, r *http.Request) er
 		done  map[string]lifecycleCompletion
 		favs  favorites
 	)
+	sight, err := s.sightOf(r.Context())
+	if err != nil {
+		return err
+	}
 	err = s.view(r.Context(), func(rd store.Reader) error {
 		var err error
 		if flags, err = rd.ListFeatureOverviews(r.Context(), f.archived); err != nil {
 			return err
 		}
+		flags = filterSeen(sight, flags, func(fo store.FeatureOverview) string { return fo.Project })
 		if types, err = rd.ListFeatureTypes(r.Context()); err != nil {
 			return err
 		}

@@ -367,6 +367,10 @@ func (s *Server) handleSegmentStrategies(w http.ResponseWriter, r *http.Request)
 	}
 	ctx := r.Context()
 	out := []item{}
+	sight, err := s.sightOf(ctx)
+	if err != nil {
+		return err
+	}
 	err = s.view(ctx, func(rd store.Reader) error {
 		if _, err := rd.GetSegment(ctx, id); err != nil {
 			return err
@@ -374,6 +378,9 @@ func (s *Server) handleSegmentStrategies(w http.ResponseWriter, r *http.Request)
 		usages, projectOf, err := segmentUsages(ctx, rd)
 		if u := usages[id]; u != nil {
 			for _, st := range u.strategies {
+				if !sight.canSee(projectOf[st.Feature]) {
+					continue
+				}
 				out = append(out, item{ID: st.ID, FeatureName: st.Feature, ProjectID: projectOf[st.Feature], Environment: st.Environment, StrategyName: st.Name})
 			}
 		}

@@ -36,6 +36,9 @@ type EventFilter struct {
 	Type    string
 	Project string
 	Feature string
+	// ExceptProjects leaves out the events of these projects; events of no
+	// project stay.
+	ExceptProjects []string
 	// Query matches, ignoring ASCII case, a substring of the type, the
 	// creator or the JSON text of Data.
 	Query string

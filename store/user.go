@@ -16,8 +16,9 @@ type User struct {
 	// ID is assigned by CreateUser.
 	ID   int
 	Name string
-	// Email and Username are unique, ignoring case, among users that are not
-	// deleted. At least one should be set.
+	// Email and Username are sign-in names: each is unique, ignoring case,
+	// across both columns among users that are not deleted (no user's
+	// e-mail is another's username either). At least one should be set.
 	Email    string
 	Username string
 	// PasswordHash is a bcrypt hash; empty when the user has no password.
@@ -54,7 +55,9 @@ type UserReader interface {
 	// GetUser returns a user that is not deleted. NotFound otherwise.
 	GetUser(ctx context.Context, id int) (User, error)
 	// GetUserByLogin returns the user, not deleted, whose e-mail or username
-	// equals login ignoring case. NotFound otherwise.
+	// equals login ignoring case; should two match (users stored before
+	// sign-in names were unique across both columns), the one whose e-mail
+	// it is, then the oldest. NotFound otherwise.
 	GetUserByLogin(ctx context.Context, login string) (User, error)
 	// ListUsers returns matching users ordered by id.
 	ListUsers(ctx context.Context, f UserFilter) ([]User, error)
@@ -68,7 +71,8 @@ type UserReader interface {
 type UserWriter interface {
 	// CreateUser stores u and returns it with its new ID; a zero CreatedAt
 	// is set to now and an empty AccountType to AccountUser. NameExists if
-	// the e-mail or username is taken; NotFound if the root role does not
+	// the e-mail or username is the e-mail or username of another user not
+	// deleted, ignoring case; NotFound if the root role does not
 	// exist.
 	CreateUser(ctx context.Context, u User) (User, error)
 	// UpdateUser replaces name, e-mail, username, root role, image URL,

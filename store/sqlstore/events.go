@@ -55,6 +55,13 @@ func (t *tx) eventWhere(f store.EventFilter) (string, []any) {
 			where, args = append(where, c.col+" = ?"), append(args, c.val)
 		}
 	}
+	if len(f.ExceptProjects) > 0 {
+		marks := strings.TrimSuffix(strings.Repeat("?, ", len(f.ExceptProjects)), ", ")
+		where = append(where, "(project IS NULL OR project NOT IN ("+marks+"))")
+		for _, p := range f.ExceptProjects {
+			args = append(args, p)
+		}
+	}
 	if f.Query != "" {
 		like := "%" + strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(f.Query) + "%"
 		op := t.d.ilike + ` ? ESCAPE '\'`

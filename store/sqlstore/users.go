@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"time"
 
@@ -35,11 +36,12 @@ func (t *tx) GetUser(ctx context.Context, id int) (store.User, error) {
 }
 
 func (t *tx) GetUserByLogin(ctx context.Context, login string) (store.User, error) {
-	// An e-mail of one user may equal the username of another; the oldest
-	// account wins, as it did when the login was first used.
+	// CreateUser and UpdateUser keep one sign-in name to one live user, but
+	// users stored before they did may still share one: the user whose
+	// e-mail it is wins over one whose username it is, then the oldest.
 	u, err := scanUser(t.queryRow(ctx, `SELECT `+userCols+` FROM users
 		WHERE deleted_at IS NULL AND (lower(email) = lower(?) OR lower(username) = lower(?))
-		ORDER BY id LIMIT 1`, login, login))
+		ORDER BY CASE WHEN lower(email) = lower(?) THEN 0 ELSE 1 END, id LIMIT 1`, login, login, login))
 	return u, adapt(err, fmt.Sprintf("user %q", login), nil)
 }
 
@@ -63,6 +65,9 @@ func (t *tx) CreateUser(ctx context.Context, u store.User) (store.User, error) {
 		u.AccountType = store.AccountUser
 	}
 	err := t.write(ctx, func() error {
+		if err := t.checkLoginsFree(ctx, u); err != nil {
+			return err
+		}
 		err := t.queryRow(ctx, `INSERT INTO users (name, email, username, password_hash, root_role, login_attempts,
 			seen_at, created_at, email_sent, image_url, account_type) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
 			u.Name, nullIfEmpty(u.Email), nullIfEmpty(u.Username), u.PasswordHash, u.RootRole, u.LoginAttempts,
@@ -77,6 +82,9 @@ func (t *tx) CreateUser(ctx context.Context, u store.User) (store.User, error) {
 
 func (t *tx) UpdateUser(ctx context.Context, u store.User) (store.User, error) {
 	err := t.write(ctx, func() error {
+		if err := t.checkLoginsFree(ctx, u); err != nil {
+			return err
+		}
 		res, err := t.exec(ctx, `UPDATE users SET name = ?, email = ?, username = ?, root_role = ?, image_url = ?,
 			email_sent = ?, account_type = ? WHERE id = ? AND deleted_at IS NULL`,
 			u.Name, nullIfEmpty(u.Email), nullIfEmpty(u.Username), u.RootRole, u.ImageURL, u.EmailSent, u.AccountType, u.ID)
@@ -89,6 +97,31 @@ func (t *tx) UpdateUser(ctx context.Context, u store.User) (store.User, error) {
 		return store.User{}, err
 	}
 	return t.GetUser(ctx, u.ID)
+}
+
+// checkLoginsFree refuses, with NameExists, an e-mail or username of u that
+// is already the e-mail or the username of another live user, ignoring
+// case: each is a sign-in name and a password reset address, so one string
+// may name only one user. The unique indexes hold within each column; this
+// holds across them. Writes run one at a time (see dialect.writeLock), so
+// no other transaction can take the name between the check and the write.
+func (t *tx) checkLoginsFree(ctx context.Context, u store.User) error {
+	for _, name := range []string{u.Email, u.Username} {
+		if name == "" {
+			continue
+		}
+		var other int
+		err := t.queryRow(ctx, `SELECT id FROM users WHERE deleted_at IS NULL AND id <> ?
+			AND (lower(email) = lower(?) OR lower(username) = lower(?)) ORDER BY id LIMIT 1`, u.ID, name, name).Scan(&other)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+			continue
+		case err != nil:
+			return adapt(err, loginSubject(u), nil)
+		}
+		return apierr.New(apierr.NameExists, "%q is already the e-mail or username of another user", name)
+	}
+	return nil
 }
 
 func (t *tx) SetUserPassword(ctx context.Context, id int, hash string) error {

@@ -116,6 +116,8 @@ func testEventFilters(t *testing.T, s store.Store) {
 		{"offset without limit", store.EventFilter{Type: "feature-created", Offset: 1}, []int64{ids[0]}},
 		{"ascending", store.EventFilter{Project: "web", Ascending: true}, []int64{ids[0], ids[1]}},
 		{"after and before", store.EventFilter{AfterID: ids[0], BeforeID: ids[3], Ascending: true}, []int64{ids[1], ids[2]}},
+		{"except a project, keeping events of none", store.EventFilter{ExceptProjects: []string{"web"}, BeforeID: ids[3] + 1, Ascending: true}, []int64{ids[2], ids[3]}},
+		{"except two projects", store.EventFilter{ExceptProjects: []string{"app", "web"}, Type: "feature-created"}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -40,6 +40,7 @@ func Run(t *testing.T, open Opener) {
 		{"Dependencies", testDependencies},
 		{"StrategyDefinitions", testStrategyDefinitions},
 		{"Users", testUsers},
+		{"SignInNames", testSignInNames},
 		{"Sessions", testSessions},
 		{"APITokens", testAPITokens},
 		{"Events", testEvents},

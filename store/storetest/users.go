@@ -155,3 +155,68 @@ func testUsers(t *testing.T, s store.Store) {
 		t.Errorf("active users: %+v", active)
 	}
 }
+
+// testSignInNames checks that an e-mail or username is the sign-in name of
+// at most one live user, across both columns and ignoring case, on create
+// and on update; and that a name two users stored earlier share is found
+// as the e-mail of one before the username of the other.
+func testSignInNames(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	var squatter, ann store.User
+	update(t, s, func(tx store.Tx) error {
+		var err error
+		if squatter, err = tx.CreateUser(ctx, store.User{Username: "sq", RootRole: store.RoleViewer}); err != nil {
+			return err
+		}
+		ann, err = tx.CreateUser(ctx, store.User{Email: "ann@example.com", Username: "ann", RootRole: store.RoleViewer})
+		return err
+	})
+	runErrCases(t, s, []errCase{
+		{"username equal to a user's e-mail", func(ctx context.Context, tx store.Tx) error {
+			_, err := tx.CreateUser(ctx, store.User{Username: "ANN@example.com", RootRole: store.RoleViewer})
+			return err
+		}, apierr.NameExists},
+		{"e-mail equal to a user's username", func(ctx context.Context, tx store.Tx) error {
+			_, err := tx.CreateUser(ctx, store.User{Email: "Ann", RootRole: store.RoleViewer})
+			return err
+		}, apierr.NameExists},
+		{"update username to a user's e-mail", func(ctx context.Context, tx store.Tx) error {
+			u := squatter
+			u.Username = "Ann@Example.com"
+			_, err := tx.UpdateUser(ctx, u)
+			return err
+		}, apierr.NameExists},
+		{"update e-mail to a user's username", func(ctx context.Context, tx store.Tx) error {
+			u := squatter
+			u.Email = "ANN"
+			_, err := tx.UpdateUser(ctx, u)
+			return err
+		}, apierr.NameExists},
+		{"a user's own e-mail as its username", func(ctx context.Context, tx store.Tx) error {
+			u := ann
+			u.Username = "ann@example.com"
+			_, err := tx.UpdateUser(ctx, u)
+			return err
+		}, ""},
+		{"a name of a deleted user is free", func(ctx context.Context, tx store.Tx) error {
+			gone, err := tx.CreateUser(ctx, store.User{Username: "gone@example.com", RootRole: store.RoleViewer})
+			if err != nil {
+				return err
+			}
+			if err := tx.DeleteUser(ctx, gone.ID); err != nil {
+				return err
+			}
+			_, err = tx.CreateUser(ctx, store.User{Email: "GONE@example.com", RootRole: store.RoleViewer})
+			return err
+		}, ""},
+	})
+	// A name refused leaves every user as it was.
+	diff(t, "squatter after refused update", squatter, get(t, s, func(ctx context.Context, r store.Reader) (store.User, error) {
+		return r.GetUser(ctx, squatter.ID)
+	}))
+	if got := get(t, s, func(ctx context.Context, r store.Reader) (store.User, error) {
+		return r.GetUserByLogin(ctx, "ann@example.com")
+	}); got.ID != ann.ID {
+		t.Errorf("GetUserByLogin(ann@example.com) = user %d, want %d", got.ID, ann.ID)
+	}
+}
