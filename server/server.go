@@ -60,6 +60,11 @@ type Config struct {
 	// AdvertiseStreaming answers client polls with fetch-mode: streaming,
 	// which moves SDKs able to stream onto the stream.
 	AdvertiseStreaming bool
+	// AddonAllowedHosts lets webhooks reach internal receivers, which they
+	// may not by default (addons_egress.go): host names, matched exactly
+	// and then connected to whatever they resolve to, and IP addresses or
+	// CIDR prefixes that may be connected to. See CheckAddonAllowedHosts.
+	AddonAllowedHosts []string
 }
 
 // Server serves the APIs over one store.
@@ -138,6 +143,10 @@ func New(ctx context.Context, st store.Store, cfg Config) (*Server, error) {
 	if err := checkPublicURL(cfg.PublicURL); err != nil {
 		return nil, err
 	}
+	egress, err := parseEgressPolicy(cfg.AddonAllowedHosts)
+	if err != nil {
+		return nil, fmt.Errorf("addon allowed hosts: %w", err)
+	}
 	s := &Server{cfg: cfg, log: cfg.Log, store: st, now: cfg.Now, registry: prometheus.NewRegistry()}
 	s.registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	s.usage = prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -152,7 +161,7 @@ func New(ctx context.Context, st store.Store, cfg Config) (*Server, error) {
 	s.logins = newLoginLimiter(cfg.Now)
 	s.tokenChecks = newLoginLimiter(cfg.Now)
 	s.crossOrigin = newCrossOriginProtection(cfg.PublicURL)
-	s.addons = newAddonSender()
+	s.addons = newAddonSender(egress)
 	rev, err := st.Revision(ctx)
 	if err != nil {
 		return nil, err
