@@ -266,7 +266,7 @@ func (s *Server) middleware(mux http.Handler) (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	return httpx.Chain(mux, httpx.RequestID(), httpx.Recover(s.log), httpx.AccessLog(s.log), metrics, s.rejectNUL, httpx.JSONMisses()), nil
+	return httpx.Chain(mux, httpx.RequestID(), s.securityHeaders, httpx.Recover(s.log), httpx.AccessLog(s.log), metrics, s.rejectNUL, httpx.JSONMisses()), nil
 }
 
 // rejectNUL refuses paths with a NUL character (%00) before any handler
