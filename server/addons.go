@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -111,12 +110,11 @@ type addonBody struct {
 	Environments []string        `json:"environments"`
 }
 
-var addonEventRe = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
-
 // addonFromBody checks b and returns the addon it describes. prev is the
 // stored addon on update (nil on create): a masked value sent back for one
-// of its sensitive parameters keeps the stored value.
-func addonFromBody(b addonBody, prev *store.Addon) (store.Addon, error) {
+// of its sensitive parameters keeps the stored value. policy says where
+// webhooks may go.
+func addonFromBody(b addonBody, prev *store.Addon, policy egressPolicy) (store.Addon, error) {
 	prov, ok := addonProviders[b.Provider]
 	if !ok {
 		if b.Provider == "" {
@@ -170,7 +168,7 @@ func addonFromBody(b addonBody, prev *store.Addon) (store.Addon, error) {
 			return store.Addon{}, apierr.Invalid("parameters."+p.Name, "parameter %s is required", p.Name)
 		}
 	}
-	if err := prov.check(params); err != nil {
+	if err := prov.check(params, policy); err != nil {
 		return store.Addon{}, err
 	}
 	if b.Events == nil {
@@ -195,8 +193,9 @@ func addonFromBody(b addonBody, prev *store.Addon) (store.Addon, error) {
 		}
 	}
 	for i, e := range b.Events {
-		if !addonEventRe.MatchString(e) {
-			return store.Addon{}, apierr.Invalid("events["+strconv.Itoa(i)+"]", "%q is not an event type", e)
+		if !knownEventTypes[e] {
+			return store.Addon{}, apierr.Invalid("events["+strconv.Itoa(i)+"]",
+				"%q is not a known event type; the event types are those of the event log, such as feature-created", e)
 		}
 	}
 	encoded, _ := json.Marshal(params)
@@ -209,9 +208,9 @@ func addonFromBody(b addonBody, prev *store.Addon) (store.Addon, error) {
 }
 
 // check applies the provider's own rules to its parameters.
-func (p addonProvider) check(params map[string]string) error {
+func (p addonProvider) check(params map[string]string, policy egressPolicy) error {
 	if p.Name == webhookProvider.Name {
-		return checkWebhookParams(params)
+		return checkWebhookParams(params, policy)
 	}
 	return nil
 }
@@ -279,7 +278,7 @@ func (s *Server) handleCreateAddon(w http.ResponseWriter, r *http.Request) error
 	if err := decode(w, r, &body); err != nil {
 		return err
 	}
-	a, err := addonFromBody(body, nil)
+	a, err := addonFromBody(body, nil, s.addons.policy)
 	if err != nil {
 		return err
 	}
@@ -322,7 +321,7 @@ func (s *Server) handleUpdateAddon(w http.ResponseWriter, r *http.Request) error
 		if err != nil {
 			return nil, err
 		}
-		a, err := addonFromBody(body, &prev)
+		a, err := addonFromBody(body, &prev, s.addons.policy)
 		if err != nil {
 			return nil, err
 		}

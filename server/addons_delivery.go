@@ -37,12 +37,14 @@ const (
 
 // addonSender holds what the worker needs beyond the Server.
 type addonSender struct {
+	// policy says where webhooks may go (addons_egress.go).
+	policy    egressPolicy
 	client    *http.Client
 	retryBase time.Duration
 }
 
-func newAddonSender() *addonSender {
-	return &addonSender{client: newWebhookClient(), retryBase: addonRetryBase}
+func newAddonSender(policy egressPolicy) *addonSender {
+	return &addonSender{policy: policy, client: newWebhookClient(policy), retryBase: addonRetryBase}
 }
 
 // startAddonWorker, started by Run, delivers addon events every revision
@@ -198,8 +200,11 @@ func (s *Server) sendNextAddonDelivery(ctx context.Context) (bool, error) {
 		d.State = store.DeliveryFailed
 	}
 	if d.State != store.DeliverySuccess {
-		s.log.Warn("addon delivery attempt failed", "addon", addon.ID, "event", event.ID, "attempt", d.Attempts,
-			"state", d.State, "err", d.LastError)
+		attrs := []any{"addon", addon.ID, "event", event.ID, "attempt", d.Attempts, "state", d.State, "err", d.LastError}
+		if out.cause != nil {
+			attrs = append(attrs, "cause", out.cause.Error())
+		}
+		s.log.Warn("addon delivery attempt failed", attrs...)
 	}
 	err = s.store.Update(ctx, func(tx store.Tx) error { return tx.FinishAddonDelivery(ctx, d) })
 	if apierr.Is(err, apierr.NotFound) {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -91,6 +92,31 @@ func mustNotLeak(t *testing.T, where string, body []byte) {
 	}
 }
 
+// newHookTestServer is a test server whose webhooks may reach the tests'
+// receivers on 127.0.0.1, which the default policy refuses.
+func newHookTestServer(t *testing.T) *testServer {
+	t.Helper()
+	return openHookTestServer(t, filepath.Join(t.TempDir(), "signalbox.db"), "127.0.0.1")
+}
+
+// newPostgresHookTestServer is newHookTestServer on PostgreSQL.
+func newPostgresHookTestServer(t *testing.T) *testServer {
+	t.Helper()
+	return openHookTestServer(t, pgtest.NewDatabase(t), "127.0.0.1")
+}
+
+// openHookTestServer is a test server over the database at dbURL whose
+// webhooks may reach the allowed hosts.
+func openHookTestServer(t *testing.T, dbURL string, allowed ...string) *testServer {
+	t.Helper()
+	st, err := sqlstore.Open(context.Background(), dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return newTestServerWith(t, st, Config{AddonAllowedHosts: allowed})
+}
+
 // deliver runs one round of the delivery worker.
 func deliver(t *testing.T, ts *testServer) {
 	t.Helper()
@@ -100,7 +126,7 @@ func deliver(t *testing.T, ts *testServer) {
 }
 
 func TestAddonsAPI(t *testing.T) {
-	ts := newTestServer(t)
+	ts := newHookTestServer(t)
 	ref := unleashReference(t)
 	res := ts.admin("GET", "/api/admin/addons", nil).must(t, http.StatusOK)
 	matchesUnleash(t, ref, "addonsSchema", res.Body)
@@ -152,6 +178,7 @@ func TestAddonsAPI(t *testing.T) {
 		{"mask without a stored value", map[string]any{"provider": "webhook", "enabled": true, "parameters": map[string]any{"url": maskedValue}, "events": []string{}}, "parameters.url"},
 		{"no events", map[string]any{"provider": "webhook", "enabled": true, "parameters": map[string]any{"url": "http://x.test"}}, "events"},
 		{"bad event type", map[string]any{"provider": "webhook", "enabled": true, "parameters": map[string]any{"url": "http://x.test"}, "events": []string{"Feature Created"}}, "events[0]"},
+		{"unknown event type", map[string]any{"provider": "webhook", "enabled": true, "parameters": map[string]any{"url": "http://x.test"}, "events": []string{"feature-created", "feature-exploded"}}, "events[1]"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			mark := auditMark(t, ts)
@@ -268,7 +295,7 @@ func TestWebhookDelivers(t *testing.T) {
 	for _, db := range []struct {
 		name string
 		open func(*testing.T) *testServer
-	}{{"sqlite", newTestServer}, {"postgres", newPostgresTestServer}} {
+	}{{"sqlite", newHookTestServer}, {"postgres", newPostgresHookTestServer}} {
 		t.Run(db.name, func(t *testing.T) {
 			ts := db.open(t)
 			recv := newReceiver(t)
@@ -302,7 +329,7 @@ func TestWebhookDelivers(t *testing.T) {
 // TestWebhookWithoutTemplate: without a body template the event's JSON is
 // sent, as the events API shows it.
 func TestWebhookWithoutTemplate(t *testing.T) {
-	ts := newTestServer(t)
+	ts := newHookTestServer(t)
 	recv := newReceiver(t)
 	createAddon(t, ts, map[string]any{"provider": "webhook", "enabled": true, "events": []string{"feature-created"},
 		"parameters": map[string]any{"url": recv.url}})
@@ -325,7 +352,7 @@ func TestWebhookWithoutTemplate(t *testing.T) {
 // growing wait (not before), until it answers 2xx; one that keeps failing
 // is given up after the last attempt, and a 4xx is not retried.
 func TestWebhookRetries(t *testing.T) {
-	ts := newTestServer(t)
+	ts := newHookTestServer(t)
 	clock := time.Now()
 	ts.srv.now = func() time.Time { return clock }
 	flaky := newReceiver(t, 500, 503, 200)
@@ -373,7 +400,7 @@ func TestWebhookRetries(t *testing.T) {
 
 // TestWebhookBackoffGrows: each failed attempt doubles the wait.
 func TestWebhookBackoffGrows(t *testing.T) {
-	ts := newTestServer(t)
+	ts := newHookTestServer(t)
 	clock := time.Now().UTC().Truncate(time.Second)
 	ts.srv.now = func() time.Time { return clock }
 	down := newReceiver(t, 502)
@@ -394,7 +421,7 @@ func TestWebhookBackoffGrows(t *testing.T) {
 // environments it lists, nothing while disabled, and nothing from before
 // it existed.
 func TestWebhookFilters(t *testing.T) {
-	ts := newTestServer(t)
+	ts := newHookTestServer(t)
 	ts.admin("POST", "/api/admin/projects/default/features", map[string]any{"name": "before"}).must(t, http.StatusCreated)
 	ts.admin("POST", "/api/admin/projects", map[string]any{"id": "web", "name": "Web"}).must(t, http.StatusCreated)
 	recv := newReceiver(t)
@@ -439,7 +466,7 @@ func TestWebhookFilters(t *testing.T) {
 // TestWebhookWorkerRuns: the worker Run starts delivers without being
 // called.
 func TestWebhookWorkerRuns(t *testing.T) {
-	ts := newTestServer(t)
+	ts := newHookTestServer(t)
 	recv := newReceiver(t)
 	createAddon(t, ts, webhookBodyFor(recv.url, []string{"feature-created"}, nil))
 	ctx, cancel := context.WithCancel(context.Background())
@@ -479,7 +506,7 @@ func TestWebhookInstancesShareDeliveries(t *testing.T) {
 					t.Fatal(err)
 				}
 				t.Cleanup(func() { st.Close() })
-				servers = append(servers, newTestServerOn(t, st))
+				servers = append(servers, newTestServerWith(t, st, Config{AddonAllowedHosts: []string{"127.0.0.1"}}))
 			}
 			recv := newReceiver(t)
 			createAddon(t, servers[0], map[string]any{"provider": "webhook", "enabled": true, "events": []string{"feature-created"},
@@ -519,7 +546,7 @@ func TestWebhookInstancesShareDeliveries(t *testing.T) {
 // TestWebhookRedirects: a redirect within the receiver's host is
 // followed; one to another host is not.
 func TestWebhookRedirects(t *testing.T) {
-	ts := newTestServer(t)
+	ts := newHookTestServer(t)
 	elsewhere := newReceiver(t)
 	var hits int
 	var mu sync.Mutex
@@ -545,7 +572,7 @@ func TestWebhookRedirects(t *testing.T) {
 		t.Errorf("same-host redirect: %+v", ds)
 	}
 	ds := deliveries(t, ts, away)
-	if len(ds) != 1 || ds[0].State != "failed" || !strings.Contains(ds[0].StateDetails, "another host") {
+	if len(ds) != 1 || ds[0].State != "failed" || ds[0].Details["lastError"] != webhookFailed {
 		t.Errorf("redirect elsewhere: %+v", ds)
 	}
 	if n := len(elsewhere.list()); n != 0 {
@@ -590,9 +617,10 @@ func TestMustache(t *testing.T) {
 }
 
 // TestWebhookErrorHidesURL: a failed request's error, shown in the
-// delivery results, does not repeat the URL, which may hold a token.
+// delivery results, does not repeat the URL, which may hold a token, nor
+// why the connection failed: only that the delivery did.
 func TestWebhookErrorHidesURL(t *testing.T) {
-	ts := newTestServer(t)
+	ts := newHookTestServer(t)
 	gone := httptest.NewServer(http.NotFoundHandler())
 	gone.Close()
 	id := createAddon(t, ts, map[string]any{"provider": "webhook", "enabled": true, "events": []string{"feature-created"},
@@ -603,7 +631,37 @@ func TestWebhookErrorHidesURL(t *testing.T) {
 	mustNotLeak(t, "the delivery error", res.Body)
 	var out struct{ IntegrationEvents []integrationEventJSON }
 	res.Decode(t, &out)
-	if len(out.IntegrationEvents) != 1 || out.IntegrationEvents[0].Details["state"] != "pending" || out.IntegrationEvents[0].Details["lastError"] == nil {
+	if len(out.IntegrationEvents) != 1 || out.IntegrationEvents[0].Details["state"] != "pending" || out.IntegrationEvents[0].Details["lastError"] != webhookFailed {
 		t.Errorf("deliveries %s", res.Body)
+	}
+}
+
+// TestAddonEventTypesKnown: an addon lists only event types of the event
+// log; an unknown one is a 400 naming it, on create and on update, and
+// changes nothing. Every type the webhook provider offers is known.
+func TestAddonEventTypesKnown(t *testing.T) {
+	for _, e := range webhookProvider.Events {
+		if !knownEventTypes[e] {
+			t.Errorf("the webhook provider offers %q, which is not an event type", e)
+		}
+	}
+	ts := newTestServer(t)
+	body := func(events ...string) map[string]any {
+		return map[string]any{"provider": "webhook", "enabled": true, "parameters": map[string]any{"url": "http://hooks.example.com"}, "events": events}
+	}
+	id := createAddon(t, ts, body("feature-created", "addon-config-deleted", "change-request-comment-added"))
+	mark := auditMark(t, ts)
+	for _, rq := range []struct{ method, path string }{{"POST", "/api/admin/addons"}, {"PUT", "/api/admin/addons/" + itoa(id)}} {
+		res := ts.admin(rq.method, rq.path, body("feature-archived", "feature-teleported"))
+		mustErrorRecord(t, res, http.StatusBadRequest, "ValidationError", "events[1]")
+		if !strings.Contains(string(res.Body), `\"feature-teleported\" is not a known event type`) {
+			t.Errorf("%s %s: the error does not name the type: %s", rq.method, rq.path, res.Body)
+		}
+	}
+	mustNoAudit(t, ts, mark)
+	var a addonJSON
+	ts.admin("GET", "/api/admin/addons/"+itoa(id), nil).must(t, http.StatusOK).Decode(t, &a)
+	if mustJSON(a.Events) != mustJSON([]string{"feature-created", "addon-config-deleted", "change-request-comment-added"}) {
+		t.Errorf("events after refused updates: %v", a.Events)
 	}
 }

@@ -49,10 +49,10 @@ var webhookProvider = addonProvider{
 	},
 }
 
-// checkWebhookParams checks what a webhook can be sent with: the URL, the
-// content type and the extra headers.
-func checkWebhookParams(params map[string]string) error {
-	if err := checkHTTPURL("parameters.url", params["url"]); err != nil {
+// checkWebhookParams checks what a webhook can be sent with: the URL (see
+// egressPolicy.checkURL), the content type and the extra headers.
+func checkWebhookParams(params map[string]string, policy egressPolicy) error {
+	if err := policy.checkURL("parameters.url", params["url"]); err != nil {
 		return err
 	}
 	if ct := params["contentType"]; ct != "" && !validHeaderValue(ct) {
@@ -120,13 +120,15 @@ const (
 	webhookMaxResponse = 64 << 10
 )
 
-// newWebhookClient is the client of webhook requests: bounded in time and
-// following redirects only within the host the addon names, so that a
-// receiver cannot send the event (or the authorization header Go would
-// drop, but the custom headers it keeps) elsewhere.
-func newWebhookClient() *http.Client {
+// newWebhookClient is the client of webhook requests: bounded in time,
+// connecting only where policy allows (newWebhookTransport), and following
+// redirects only within the host the addon names, so that a receiver
+// cannot send the event (or the authorization header Go would drop, but
+// the custom headers it keeps) elsewhere.
+func newWebhookClient(policy egressPolicy) *http.Client {
 	return &http.Client{
-		Timeout: webhookTimeout,
+		Timeout:   webhookTimeout,
+		Transport: newWebhookTransport(policy),
 		CheckRedirect: func(req *http.Request, via []*http.Request) error {
 			if len(via) >= webhookMaxRedirects {
 				return errors.New("too many redirects")
@@ -142,7 +144,10 @@ func newWebhookClient() *http.Client {
 // webhookOutcome is the result of one attempt.
 type webhookOutcome struct {
 	status int
-	err    string
+	// err is what the delivery log shows of a failure.
+	err string
+	// cause is why a request got no answer, for the server's log only.
+	cause error
 	// retry: worth trying again (no answer, 5xx, 429).
 	retry bool
 }
@@ -168,7 +173,7 @@ func sendWebhook(ctx context.Context, client *http.Client, params map[string]str
 	req.Header.Set("User-Agent", "signalbox-webhook")
 	res, err := client.Do(req)
 	if err != nil {
-		return webhookOutcome{err: webhookError(err), retry: true}
+		return webhookOutcome{err: webhookFailed, cause: webhookCause(err), retry: true}
 	}
 	defer res.Body.Close()
 	_, _ = io.Copy(io.Discard, io.LimitReader(res.Body, webhookMaxResponse))
@@ -183,19 +188,22 @@ func sendWebhook(ctx context.Context, client *http.Client, params map[string]str
 	return out
 }
 
-// webhookError describes a failed request without its URL, which may hold
-// a secret (a token in the path or query).
-func webhookError(err error) string {
+// webhookFailed is all the delivery log says of a request that got no
+// HTTP answer. Whether the address was refused, the connection refused or
+// reset, the name unknown or the wait too long stays out of it: told
+// apart, they would map the networks the server reaches for whoever
+// configures addons. The server's log has the cause.
+const webhookFailed = "delivery failed"
+
+// webhookCause is why a request failed, for the server's log: without the
+// URL, which may hold a secret (a token in the path or query).
+func webhookCause(err error) error {
 	var ue *url.Error
 	if errors.As(err, &ue) {
 		err = ue.Err
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
-		return fmt.Sprintf("no answer within %s", webhookTimeout)
+		return fmt.Errorf("no answer within %s", webhookTimeout)
 	}
-	msg := err.Error()
-	if len(msg) > 300 {
-		msg = msg[:300]
-	}
-	return msg
+	return err
 }

@@ -1,8 +1,8 @@
 package server
 
-// Flag types (release, experiment, operational, kill-switch, permission)
-// and their expected lifetimes, after which a flag of the type counts as
-// potentially stale.
+// Flag types (release, experiment, operational, kill-switch, permission,
+// and Unleash 8's sunset, for retiring a feature) and their expected
+// lifetimes, after which a flag of the type counts as potentially stale.
 
 import (
 	"encoding/json"

@@ -3,7 +3,10 @@ package server
 import (
 	"encoding/json"
 	"net/http"
+	"path/filepath"
 	"testing"
+
+	"github.com/signalbox/signalbox/internal/pgtest"
 )
 
 func TestFeatureTypes(t *testing.T) {
@@ -17,7 +20,7 @@ func TestFeatureTypes(t *testing.T) {
 	for _, ft := range list.Types {
 		ids[ft.ID] = ft
 	}
-	if list.Version != 1 || len(ids) != 5 || ids["release"].LifetimeDays == nil || *ids["release"].LifetimeDays != 40 ||
+	if list.Version != 1 || len(ids) != 6 || ids["release"].LifetimeDays == nil || *ids["release"].LifetimeDays != 40 ||
 		ids["kill-switch"].LifetimeDays != nil || ids["release"].Name == "" || ids["release"].Description == "" {
 		t.Errorf("feature types %+v", list)
 	}
@@ -68,4 +71,69 @@ func TestFeatureTypes(t *testing.T) {
 	}
 	mustError(t, fx.ts.request("PUT", "/api/admin/feature-types/release/lifetime", testAdminToken, `{"lifetimeDays":1}`, "Content-Type", "text/plain"),
 		http.StatusUnsupportedMediaType, "ContentTypeError", "")
+}
+
+// TestSunsetFlagType: Unleash 8's sunset type is listed with its expected
+// lifetime (40 days), flags are created with it and changed to it, the
+// client API serves it, a made-up type is still refused, and reopening the
+// database keeps a lifetime an admin set for it; on SQLite and PostgreSQL.
+func TestSunsetFlagType(t *testing.T) {
+	for _, db := range []struct {
+		name string
+		url  func(*testing.T) string
+	}{
+		{"sqlite", func(t *testing.T) string { return filepath.Join(t.TempDir(), "signalbox.db") }},
+		{"postgres", func(t *testing.T) string { return pgtest.NewDatabase(t) }},
+	} {
+		t.Run(db.name, func(t *testing.T) {
+			dbURL := db.url(t)
+			ts := newTestServerAt(t, dbURL)
+			var list struct{ Types []adminFeatureType }
+			ts.admin("GET", "/api/admin/feature-types", nil).must(t, http.StatusOK).Decode(t, &list)
+			var sunset *adminFeatureType
+			for i, ft := range list.Types {
+				if ft.ID == "sunset" {
+					sunset = &list.Types[i]
+				}
+			}
+			if sunset == nil || sunset.Name != "Sunset" || sunset.Description == "" || sunset.LifetimeDays == nil || *sunset.LifetimeDays != 40 {
+				t.Fatalf("sunset in %+v", list.Types)
+			}
+
+			ts.admin("POST", defaultFeatures, map[string]any{"name": "old-checkout", "type": "sunset"}).must(t, http.StatusCreated)
+			ts.admin("POST", defaultFeatures, map[string]any{"name": "old-search"}).must(t, http.StatusCreated)
+			ts.admin("PATCH", defaultFeatures+"/old-search", []any{map[string]any{"op": "replace", "path": "/type", "value": "sunset"}}).must(t, http.StatusOK)
+			mustErrorRecord(t, ts.admin("POST", defaultFeatures, map[string]any{"name": "x", "type": "sunrise"}), http.StatusBadRequest, "ValidationError", "type")
+			var f struct{ Type string }
+			ts.admin("GET", defaultFeatures+"/old-search", nil).must(t, http.StatusOK).Decode(t, &f)
+			if f.Type != "sunset" {
+				t.Errorf("type after the update %q", f.Type)
+			}
+			var client struct{ Features []struct{ Name, Type string } }
+			ts.request("GET", "/api/client/features", testClientToken, nil).must(t, http.StatusOK).Decode(t, &client)
+			types := map[string]string{}
+			for _, cf := range client.Features {
+				types[cf.Name] = cf.Type
+			}
+			if types["old-checkout"] != "sunset" || types["old-search"] != "sunset" {
+				t.Errorf("client API types %v", types)
+			}
+
+			ts.admin("PUT", "/api/admin/feature-types/sunset/lifetime", map[string]any{"lifetimeDays": 90}).must(t, http.StatusOK)
+			again := newTestServerAt(t, dbURL)
+			again.admin("GET", "/api/admin/feature-types", nil).must(t, http.StatusOK).Decode(t, &list)
+			n := 0
+			for _, ft := range list.Types {
+				if ft.ID == "sunset" {
+					n++
+					if ft.LifetimeDays == nil || *ft.LifetimeDays != 90 {
+						t.Errorf("after reopening: %+v", ft)
+					}
+				}
+			}
+			if n != 1 {
+				t.Errorf("%d sunset types after reopening", n)
+			}
+		})
+	}
 }

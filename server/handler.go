@@ -40,12 +40,71 @@ func (m mux) record(pattern, auth string, perm Permission) {
 // Routes lists every endpoint the server registered, in registration order.
 func (s *Server) Routes() []Route { return s.routeTable }
 
+// secretAnswers are the routes whose answers carry secrets or what stands
+// for them: API tokens (the whole secret when created, its shown form in
+// lists), personal access tokens, reset-password and invite links, and
+// the tokens an Edge node validates. They are answered with
+// Cache-Control: no-store, so that no browser or proxy cache keeps them.
+var secretAnswers = map[string]bool{
+	"GET /api/admin/api-tokens":                       true,
+	"POST /api/admin/api-tokens":                      true,
+	"GET /api/admin/api-tokens/{name}":                true,
+	"PUT /api/admin/api-tokens/{token}":               true,
+	"GET /api/admin/projects/{projectId}/api-tokens":  true,
+	"POST /api/admin/projects/{projectId}/api-tokens": true,
+	"GET /api/admin/user/tokens":                      true,
+	"POST /api/admin/user/tokens":                     true,
+	"POST /api/admin/user-admin/reset-password":       true,
+	"GET " + inviteLinksPath:                          true,
+	"POST " + inviteLinksPath:                         true,
+	"GET " + inviteLinksPath + "/{token}":             true,
+	"PUT " + inviteLinksPath + "/{token}":             true,
+	"POST /edge/validate":                             true,
+}
+
+// Header values shared by every answer that carries them (net/http only
+// reads them).
+var (
+	noStoreHeader = []string{"no-store"}
+	nosniffHeader = []string{"nosniff"}
+	hstsHeader    = []string{"max-age=31536000"}
+)
+
+// markNoStore sets Cache-Control: no-store on the answers of the secret
+// routes.
+func markNoStore(pattern string, h http.Handler) http.Handler {
+	if !secretAnswers[pattern] {
+		return h
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header()["Cache-Control"] = noStoreHeader
+		h.ServeHTTP(w, r)
+	})
+}
+
+// securityHeaders is the middleware that gives every answer
+// X-Content-Type-Options: nosniff, so that no browser reads an answer as
+// another type than it says, and, when the server is reached over HTTPS
+// (SecureCookies), Strict-Transport-Security, so that browsers keep to
+// HTTPS for a year.
+func (s *Server) securityHeaders(next http.Handler) http.Handler {
+	hsts := s.cfg.SecureCookies
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h["X-Content-Type-Options"] = nosniffHeader
+		if hsts {
+			h["Strict-Transport-Security"] = hstsHeader
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
 // admin registers an admin route that needs perm (see authorize). The
 // principal is put in the request context for the handler.
 func (m mux) admin(pattern string, perm Permission, h handlerFunc) {
 	m.record(pattern, "admin", perm)
 	s := m.s
-	m.Handle(pattern, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	m.Handle(pattern, markNoStore(pattern, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p, err := s.authenticateAdmin(r)
 		if err == nil {
 			err = s.checkCookieWrite(r, p)
@@ -66,7 +125,7 @@ func (m mux) admin(pattern string, perm Permission, h handlerFunc) {
 		if err := h(w, r.WithContext(withPrincipal(r.Context(), p))); err != nil {
 			s.writeError(w, r, err)
 		}
-	}))
+	})))
 }
 
 // adminCatchAll is admin without recording the route.
@@ -80,11 +139,11 @@ func (m mux) adminCatchAll(pattern string, perm Permission, h handlerFunc) {
 func (m mux) public(pattern string, h handlerFunc) {
 	m.record(pattern, "none", "")
 	s := m.s
-	m.Handle(pattern, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	m.Handle(pattern, markNoStore(pattern, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if err := h(w, r); err != nil {
 			s.writeError(w, r, err)
 		}
-	}))
+	})))
 }
 
 // authorize checks that p holds perm for request r: at root level, or, on

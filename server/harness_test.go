@@ -61,6 +61,13 @@ func newTestServerAt(t *testing.T, dbURL string) *testServer {
 // servers can share one database.
 func newTestServerOn(t *testing.T, st store.Store) *testServer {
 	t.Helper()
+	return newTestServerWith(t, st, Config{})
+}
+
+// newTestServerWith is newTestServerOn with a configuration; its Log is
+// set here.
+func newTestServerWith(t *testing.T, st store.Store, cfg Config) *testServer {
+	t.Helper()
 	ctx := context.Background()
 	if _, err := Bootstrap(ctx, st, BootstrapConfig{
 		AdminTokens: []string{testAdminToken}, ClientTokens: []string{testClientToken, testProdToken},
@@ -68,7 +75,8 @@ func newTestServerOn(t *testing.T, st store.Store) *testServer {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	srv, err := New(ctx, st, Config{Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	cfg.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	srv, err := New(ctx, st, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -64,6 +64,11 @@ type Config struct {
 	// one, AdvertiseOff none. While the server would refuse a stream (at
 	// MaxStreams, shutting down) they get fetch-mode: polling instead.
 	AdvertiseStreaming AdvertiseMode
+	// AddonAllowedHosts lets webhooks reach internal receivers, which they
+	// may not by default (addons_egress.go): host names, matched exactly
+	// and then connected to whatever they resolve to, and IP addresses or
+	// CIDR prefixes that may be connected to. See CheckAddonAllowedHosts.
+	AddonAllowedHosts []string
 }
 
 // Server serves the APIs over one store.
@@ -153,6 +158,10 @@ func New(ctx context.Context, st store.Store, cfg Config) (*Server, error) {
 	if err := checkPublicURL(cfg.PublicURL); err != nil {
 		return nil, err
 	}
+	egress, err := parseEgressPolicy(cfg.AddonAllowedHosts)
+	if err != nil {
+		return nil, fmt.Errorf("addon allowed hosts: %w", err)
+	}
 	s := &Server{cfg: cfg, log: cfg.Log, store: st, now: cfg.Now, registry: prometheus.NewRegistry()}
 	s.registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	s.usage = prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -167,7 +176,7 @@ func New(ctx context.Context, st store.Store, cfg Config) (*Server, error) {
 	s.logins = newLoginLimiter(cfg.Now)
 	s.tokenChecks = newLoginLimiter(cfg.Now)
 	s.crossOrigin = newCrossOriginProtection(cfg.PublicURL)
-	s.addons = newAddonSender()
+	s.addons = newAddonSender(egress)
 	rev, err := st.Revision(ctx)
 	if err != nil {
 		return nil, err
@@ -285,7 +294,7 @@ func (s *Server) middleware(mux http.Handler) (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	return httpx.Chain(mux, httpx.RequestID(), httpx.Recover(s.log), httpx.AccessLog(s.log), metrics, s.rejectNUL, httpx.JSONMisses()), nil
+	return httpx.Chain(mux, httpx.RequestID(), s.securityHeaders, httpx.Recover(s.log), httpx.AccessLog(s.log), metrics, s.rejectNUL, httpx.JSONMisses()), nil
 }
 
 // rejectNUL refuses paths with a NUL character (%00) before any handler

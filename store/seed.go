@@ -23,8 +23,10 @@ const (
 	RoleTypeProject = "project"
 )
 
-// FeatureTypes are the seeded flag type ids.
-var FeatureTypes = []string{"experiment", "kill-switch", "operational", "permission", "release"}
+// FeatureTypes are the seeded flag type ids, in order. The first migration
+// seeds all but sunset, which is seeded when the store opens (see
+// sqlstore's seedFlagTypes).
+var FeatureTypes = []string{"experiment", "kill-switch", "operational", "permission", "release", "sunset"}
 
 // BuiltinStrategies are the seeded, non-editable strategy types.
 var BuiltinStrategies = []string{

@@ -57,6 +57,9 @@ func TestServerEnvEveryVariable(t *testing.T) {
 		"SIGNALBOX_MAX_STREAMS":          {"250", func(c serverConfig) bool { return c.maxStreams == 250 }},
 		"SIGNALBOX_STREAM_HEARTBEAT":     {"5s", func(c serverConfig) bool { return c.streamHeartbeat == 5*time.Second }},
 		"SIGNALBOX_ADVERTISE_STREAMING":  {"on", func(c serverConfig) bool { return c.advertiseStreaming == server.AdvertiseAll }},
+		"ADDON_ALLOWED_HOSTS": {"hooks.internal, 10.1.0.0/16,127.0.0.1", func(c serverConfig) bool {
+			return cmp.Equal(c.addonAllowedHosts, []string{"hooks.internal", "10.1.0.0/16", "127.0.0.1"})
+		}},
 		"UNLEASH_FRONTEND_API_ORIGINS": {"https://a.example.com, ,http://localhost:3000", func(c serverConfig) bool {
 			return cmp.Equal(c.frontendOrigins, []string{"https://a.example.com", "http://localhost:3000"})
 		}},
@@ -110,6 +113,7 @@ func TestServerEnvErrors(t *testing.T) {
 	_, err := serverConfigFromEnv(envMap(map[string]string{
 		"LOG_LEVEL": "verbose", "JSON_LOGGER": "sure", "SECURE_COOKIES": "yep", "PORT": "http",
 		"TRUST_PROXY": "not-an-ip", "DATABASE_URL": "mysql://db/flags", "DATABASE_CONNECT_TIMEOUT": "soon",
+		"ADDON_ALLOWED_HOSTS":    "hooks.internal, 10.0.0.0/33, *.corp",
 		"INIT_CLIENT_API_TOKENS": short, "INIT_ADMIN_API_TOKENS": "nodotatall-secret-value",
 	}))
 	if err == nil {
@@ -121,6 +125,7 @@ func TestServerEnvErrors(t *testing.T) {
 		`JSON_LOGGER: "sure" is not true or false`,
 		`SECURE_COOKIES: "yep" is not true or false`,
 		"PORT:", "TRUST_PROXY:", "DATABASE_URL:", "DATABASE_CONNECT_TIMEOUT:",
+		`ADDON_ALLOWED_HOSTS: "10.0.0.0/33" is not a CIDR prefix`, `"*.corp" is not a host name`,
 		"INIT_CLIENT_API_TOKENS: the secret of client token default:development.toos… has 15 characters; use at least 32",
 		"INIT_ADMIN_API_TOKENS: admin token",
 	} {

@@ -34,6 +34,8 @@ type serverConfig struct {
 	streamHeartbeat    time.Duration
 	maxStreams         int
 	advertiseStreaming server.AdvertiseMode
+	// addonAllowedHosts lets webhooks reach these internal hosts.
+	addonAllowedHosts []string
 }
 
 // Defaults of "signalbox server".
@@ -143,6 +145,10 @@ var serverVars = []serverVar{
 			}
 		}
 		return nil
+	}},
+	{"ADDON_ALLOWED_HOSTS", "", "Comma-separated host names (exact), IPs or CIDRs that webhooks may reach although internal (loopback, private, link-local); by default they may not.", func(c *serverConfig, v string) error {
+		c.addonAllowedHosts = splitComma(v)
+		return server.CheckAddonAllowedHosts(c.addonAllowedHosts)
 	}},
 }
 

@@ -70,10 +70,9 @@ type missWriter struct {
 func (m *missWriter) WriteHeader(code int) {
 	if m.r.Pattern == "" && (code == http.StatusNotFound || code == http.StatusMethodNotAllowed) && !m.swallow {
 		m.swallow = true
-		h := m.Header()
-		// http.Error set these for its text body.
-		h.Del("X-Content-Type-Options")
-		h.Del("Content-Length")
+		// http.Error set a length for its text body. The
+		// X-Content-Type-Options: nosniff it set holds for the record too.
+		m.Header().Del("Content-Length")
 		if code == http.StatusNotFound {
 			NotFoundHandler().ServeHTTP(m.ResponseWriter, m.r)
 		} else {

@@ -41,8 +41,8 @@ func TestJSONMisses(t *testing.T) {
 			h.ServeHTTP(rec, httptest.NewRequest(tt.method, tt.path, nil))
 			if tt.kind != "" {
 				mustErrorBody(t, rec, tt.status, tt.kind)
-				if rec.Header().Get("X-Content-Type-Options") != "" {
-					t.Error("http.Error's nosniff header was kept")
+				if got := rec.Header().Values("X-Content-Type-Options"); len(got) != 1 || got[0] != "nosniff" {
+					t.Errorf("X-Content-Type-Options %q, want nosniff", got)
 				}
 			} else if rec.Code != tt.status || (tt.body != "" && rec.Body.String() != tt.body) {
 				t.Errorf("got %d %q, want %d %q", rec.Code, rec.Body, tt.status, tt.body)

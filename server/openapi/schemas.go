@@ -105,7 +105,7 @@ var (
 		"NUM_EQ", "NUM_GT", "NUM_GTE", "NUM_LT", "NUM_LTE", "DATE_AFTER", "DATE_BEFORE",
 		"SEMVER_EQ", "SEMVER_GT", "SEMVER_GTE", "SEMVER_LT", "SEMVER_LTE", "REGEX",
 	}
-	oaFlagTypes    = []string{"release", "experiment", "operational", "kill-switch", "permission"}
+	oaFlagTypes    = []string{"release", "experiment", "operational", "kill-switch", "permission", "sunset"}
 	oaRootRoles    = []string{"Admin", "Editor", "Viewer", "Owner", "Member"}
 	oaPayloadTypes = []string{"string", "json", "csv", "number"}
 )

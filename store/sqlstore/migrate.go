@@ -37,5 +37,19 @@ func migrate(ctx context.Context, db *sql.DB, d *dialect) error {
 	if _, err := p.Up(ctx); err != nil {
 		return fmt.Errorf("sqlstore: applying %s migrations: %w", d.name, err)
 	}
+	return seedFlagTypes(ctx, db)
+}
+
+// seedFlagTypes adds the flag types that came after the first migration
+// (Unleash 8's sunset) where they are missing. It inserts nothing that is
+// there already, so a lifetime an admin set is kept, and instances opening
+// one database at once do not conflict.
+func seedFlagTypes(ctx context.Context, db *sql.DB) error {
+	_, err := db.ExecContext(ctx, `INSERT INTO feature_types (id, name, description, lifetime_days) VALUES
+    ('sunset', 'Sunset', 'Retires a feature: switched off for more and more users, then removed with its code.', 40)
+    ON CONFLICT (id) DO NOTHING`)
+	if err != nil {
+		return fmt.Errorf("sqlstore: seeding flag types: %w", err)
+	}
 	return nil
 }

@@ -51,6 +51,7 @@ func testSeed(t *testing.T, s store.Store) {
 		}
 		diff(t, "flag type lifetimes", map[string]*int{
 			"release": ptr(40), "experiment": ptr(40), "operational": ptr(7), "kill-switch": nil, "permission": nil,
+			"sunset": ptr(40),
 		}, lifetimes)
 		var ids []string
 		for _, ft := range types {
