@@ -107,3 +107,10 @@ func affected(res sql.Result, err error, subject string, onFK *apierr.Error) err
 	}
 	return nil
 }
+
+// writeConflict reports a PostgreSQL deadlock or serialization failure: the
+// transaction was rolled back and may simply run again.
+func writeConflict(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && (pe.Code == "40P01" || pe.Code == "40001")
+}
