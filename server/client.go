@@ -204,20 +204,17 @@ func (s *Server) register(r *http.Request, tok *store.APIToken, reg clientapi.Re
 	if !s.metrics.admitRegistration(reg.AppName, reg.InstanceID, now) {
 		return nil // past the bounds: accepted but not kept (and counted as dropped)
 	}
-	return s.store.Update(r.Context(), func(tx store.Tx) error {
-		if _, err := tx.RegisterClientApplication(r.Context(), store.ClientApplication{AppName: reg.AppName, Strategies: reg.Strategies, SeenAt: &now}); err != nil {
-			return err
-		}
-		in := store.ClientInstance{
-			AppName: reg.AppName, InstanceID: reg.InstanceID, Environment: env,
-			SDKVersion: reg.SDKVersion, ClientIP: s.clientIP(r), IntervalMillis: reg.Interval, LastSeen: now,
-		}
-		if !reg.Started.IsZero() {
-			started := reg.Started
-			in.Started = &started
-		}
-		return tx.UpsertClientInstance(r.Context(), in)
-	})
+	in := store.ClientInstance{
+		AppName: reg.AppName, InstanceID: reg.InstanceID, Environment: env,
+		SDKVersion: reg.SDKVersion, ClientIP: s.clientIP(r), IntervalMillis: reg.Interval, LastSeen: now,
+	}
+	if !reg.Started.IsZero() {
+		started := reg.Started
+		in.Started = &started
+	}
+	// Written in bulk by the next registration flush (FlushRegistrations).
+	s.metrics.bufferRegistration(store.ClientApplication{AppName: reg.AppName, Strategies: reg.Strategies, SeenAt: &now}, in)
+	return nil
 }
 
 // validateRegistration checks the names a registration carries against

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"math"
 	"sync"
 	"time"
@@ -63,6 +64,14 @@ const (
 	// maxRegisteredStrategies bounds the strategy names of a registration;
 	// SDKs send the built-in ones plus the custom strategies they implement.
 	maxRegisteredStrategies = 100
+	// maxPendingRegistrations bounds the instances (application, instance
+	// id, environment) buffered between two registration flushes; past it
+	// registrations of new instances are dropped until the next flush.
+	maxPendingRegistrations = 100000
+	// registrationFlush is how often buffered registrations are written
+	// (or more often when Config.MetricsFlush is shorter): an SDK that
+	// just started shows up in the admin UI within a few seconds.
+	registrationFlush = 3 * time.Second
 )
 
 // Reasons of feature_toggle_usage_dropped_total.
@@ -77,12 +86,12 @@ const (
 
 // metricsLimits are the bounds in force; tests lower them.
 type metricsLimits struct {
-	apps, instancesPerApp, series, pending, variants int
+	apps, instancesPerApp, series, pending, variants, registrations int
 }
 
 var defaultMetricsLimits = metricsLimits{
 	apps: maxAppNames, instancesPerApp: maxInstancesPerApp, series: maxUsageSeries,
-	pending: maxPendingMetrics, variants: maxVariantNames,
+	pending: maxPendingMetrics, variants: maxVariantNames, registrations: maxPendingRegistrations,
 }
 
 // metricsBuffer aggregates client metrics in memory per feature,
@@ -100,7 +109,13 @@ type metricsBuffer struct {
 	// unknown holds the names reported that are no flag of the token's
 	// scope (see unknown_flags.go).
 	unknown map[string]*unknownFlag
+	// regApps and regInstances are the registrations since the last
+	// registration flush, the newest per application and per instance.
+	regApps      map[string]store.ClientApplication
+	regInstances map[instanceKey]store.ClientInstance
 }
+
+type instanceKey struct{ app, instance, env string }
 
 type metricKey struct {
 	feature, app, env string
@@ -125,11 +140,13 @@ type trackedApp struct {
 
 func newMetricsBuffer() *metricsBuffer {
 	return &metricsBuffer{
-		limits:  defaultMetricsLimits,
-		pending: map[metricKey]*clientapi.ToggleCount{},
-		seen:    map[seenKey]time.Time{},
-		apps:    map[string]*trackedApp{},
-		series:  map[usageSeries]struct{}{},
+		limits:       defaultMetricsLimits,
+		pending:      map[metricKey]*clientapi.ToggleCount{},
+		seen:         map[seenKey]time.Time{},
+		apps:         map[string]*trackedApp{},
+		series:       map[usageSeries]struct{}{},
+		regApps:      map[string]store.ClientApplication{},
+		regInstances: map[instanceKey]store.ClientInstance{},
 		dropped: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "feature_toggle_usage_dropped_total",
 			Help: "Flag usage entries of SDK metrics and registrations that were not counted, by reason.",
@@ -330,11 +347,71 @@ func (s *Server) expireApps(now time.Time) {
 	}
 }
 
-// FlushMetrics writes the buffered client metrics. On failure they go back
-// into the buffer to be tried again.
+// bufferRegistration keeps a registration for the next registration
+// flush; a newer one of the same instance replaces it.
+func (b *metricsBuffer) bufferRegistration(app store.ClientApplication, in store.ClientInstance) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	k := instanceKey{in.AppName, in.InstanceID, in.Environment}
+	if _, ok := b.regInstances[k]; !ok && len(b.regInstances) >= b.limits.registrations {
+		b.drop(dropBufferFull, 1)
+		return
+	}
+	b.regInstances[k] = in
+	b.regApps[app.AppName] = app
+}
+
+// FlushRegistrations writes the buffered registrations in one operational
+// write. On failure they go back into the buffer, behind newer ones.
+func (s *Server) FlushRegistrations(ctx context.Context) error {
+	b := s.metrics
+	b.mu.Lock()
+	apps, instances := b.regApps, b.regInstances
+	if len(instances) == 0 {
+		b.mu.Unlock()
+		return nil
+	}
+	b.regApps, b.regInstances = map[string]store.ClientApplication{}, map[instanceKey]store.ClientInstance{}
+	b.mu.Unlock()
+	appList := make([]store.ClientApplication, 0, len(apps))
+	for _, a := range apps {
+		appList = append(appList, a)
+	}
+	list := make([]store.ClientInstance, 0, len(instances))
+	for _, in := range instances {
+		list = append(list, in)
+	}
+	err := s.store.Operate(ctx, func(op store.Op) error { return op.RecordClientRegistrations(ctx, appList, list) })
+	if err != nil {
+		b.mu.Lock()
+		for name, a := range apps {
+			if _, ok := b.regApps[name]; !ok {
+				b.regApps[name] = a
+			}
+		}
+		for k, in := range instances {
+			if _, ok := b.regInstances[k]; ok {
+				continue
+			}
+			if len(b.regInstances) >= b.limits.registrations {
+				b.drop(dropBufferFull, 1)
+				continue
+			}
+			b.regInstances[k] = in
+		}
+		b.mu.Unlock()
+	}
+	return err
+}
+
+// FlushMetrics writes the buffered registrations, then the buffered client
+// metrics, token and flag last-seen stamps, in operational writes that
+// admin writes never wait for. On failure they go back into the buffer to
+// be tried again.
 func (s *Server) FlushMetrics(ctx context.Context) error {
+	regErr := s.FlushRegistrations(ctx)
 	if hashes := s.takeSeenTokens(); len(hashes) > 0 {
-		err := s.store.Update(ctx, func(tx store.Tx) error { return tx.MarkAPITokensSeen(ctx, hashes, s.now()) })
+		err := s.store.Operate(ctx, func(op store.Op) error { return op.MarkAPITokensSeen(ctx, hashes, s.now()) })
 		if err != nil {
 			s.log.Warn("recording token use failed", "err", err)
 		}
@@ -346,18 +423,36 @@ func (s *Server) FlushMetrics(ctx context.Context) error {
 	b.pending, b.seen = map[metricKey]*clientapi.ToggleCount{}, map[seenKey]time.Time{}
 	b.mu.Unlock()
 	if len(pending) == 0 && len(seen) == 0 {
-		return nil
+		return regErr
 	}
 	ms := make([]store.ClientMetric, 0, len(pending))
 	for k, c := range pending {
 		ms = append(ms, store.ClientMetric{Feature: k.feature, AppName: k.app, Environment: k.env, Hour: k.hour, Yes: c.Yes, No: c.No, Variants: c.Variants})
 	}
-	err := s.store.Update(ctx, func(tx store.Tx) error {
-		if err := tx.AddClientMetrics(ctx, ms); err != nil {
+	// One statement per environment marks its flags seen, at the latest
+	// time any of them was: last-seen is as precise as the flush interval.
+	type seenGroup struct {
+		features []string
+		at       time.Time
+	}
+	byEnv := map[string]*seenGroup{}
+	for k, at := range seen {
+		g := byEnv[k.env]
+		if g == nil {
+			g = &seenGroup{}
+			byEnv[k.env] = g
+		}
+		g.features = append(g.features, k.feature)
+		if at.After(g.at) {
+			g.at = at
+		}
+	}
+	err := s.store.Operate(ctx, func(op store.Op) error {
+		if err := op.AddClientMetrics(ctx, ms); err != nil {
 			return err
 		}
-		for k, at := range seen {
-			if err := tx.MarkFeaturesSeen(ctx, k.env, []string{k.feature}, at); err != nil {
+		for env, g := range byEnv {
+			if err := op.MarkFeaturesSeen(ctx, env, g.features, g.at); err != nil {
 				return err
 			}
 		}
@@ -383,7 +478,7 @@ func (s *Server) FlushMetrics(ctx context.Context) error {
 		}
 		b.mu.Unlock()
 	}
-	return err
+	return errors.Join(regErr, err)
 }
 
 // pendingLen is the number of buffered rows.

@@ -32,6 +32,10 @@ type Config struct {
 	RevisionPoll time.Duration
 	// MetricsFlush is how often buffered client metrics are written. Default 10s.
 	MetricsFlush time.Duration
+	// MetricsRetention is how long hourly client metrics are kept; older
+	// hours are rolled up into daily totals, kept DailyMetricsRetention.
+	// Default 48h (DefaultMetricsRetention).
+	MetricsRetention time.Duration
 	// SessionTTL is how long a login session lasts. Default 24h.
 	SessionTTL time.Duration
 	// SecureCookies marks session cookies Secure (behind HTTPS).
@@ -116,6 +120,9 @@ func New(ctx context.Context, st store.Store, cfg Config) (*Server, error) {
 	if cfg.MetricsFlush <= 0 {
 		cfg.MetricsFlush = 10 * time.Second
 	}
+	if cfg.MetricsRetention <= 0 {
+		cfg.MetricsRetention = DefaultMetricsRetention
+	}
 	if cfg.SessionTTL <= 0 {
 		cfg.SessionTTL = 24 * time.Hour
 	}
@@ -180,10 +187,13 @@ func (s *Server) Registry() *prometheus.Registry { return s.registry }
 func (s *Server) Run(ctx context.Context) error {
 	defer s.startChangeRequestScheduler(ctx)()
 	defer s.startAddonWorker(ctx)()
+	defer s.startRetentionWorker(ctx)()
 	poll := time.NewTicker(s.cfg.RevisionPoll)
 	flush := time.NewTicker(s.cfg.MetricsFlush)
+	register := time.NewTicker(min(registrationFlush, s.cfg.MetricsFlush))
 	defer poll.Stop()
 	defer flush.Stop()
+	defer register.Stop()
 	// Other instances' writes arrive as soon as they commit where the
 	// database announces them, on a goroutine of their own so that a slow
 	// metrics flush never holds them up; the poll stays as the fallback
@@ -210,6 +220,10 @@ func (s *Server) Run(ctx context.Context) error {
 			return err
 		case <-poll.C:
 			s.refreshRevision(ctx)
+		case <-register.C:
+			if err := s.FlushRegistrations(ctx); err != nil && !errors.Is(err, context.Canceled) {
+				s.log.Warn("writing client registrations failed; they stay buffered", "err", err)
+			}
 		case <-flush.C:
 			if err := s.FlushMetrics(ctx); err != nil && !errors.Is(err, context.Canceled) {
 				s.log.Warn("writing client metrics failed; they stay buffered", "err", err)

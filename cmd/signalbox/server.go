@@ -113,6 +113,7 @@ func runServer(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		Log: log, Version: buildVersion(), SecureCookies: cfg.secureCookies, PublicURL: cfg.publicURL,
 		TrustProxy: cfg.trustProxy, FrontendAPIOrigins: cfg.frontendOrigins,
 		StreamHeartbeat: cfg.streamHeartbeat, MaxStreams: cfg.maxStreams, AdvertiseStreaming: cfg.advertiseStreaming,
+		MetricsRetention: cfg.metricsRetention,
 	})
 	if err != nil {
 		return err

@@ -54,6 +54,7 @@ func TestServerEnvEveryVariable(t *testing.T) {
 		"TRUST_PROXY":                    {"10.0.0.0/8, loopback", func(c serverConfig) bool { return c.trustProxy.String() == "10.0.0.0/8,loopback" }},
 		"SIGNALBOX_MAX_STREAMS":          {"250", func(c serverConfig) bool { return c.maxStreams == 250 }},
 		"SIGNALBOX_STREAM_HEARTBEAT":     {"5s", func(c serverConfig) bool { return c.streamHeartbeat == 5*time.Second }},
+		"METRICS_RETENTION":              {"72h", func(c serverConfig) bool { return c.metricsRetention == 72*time.Hour }},
 		"SIGNALBOX_ADVERTISE_STREAMING":  {"on", func(c serverConfig) bool { return c.advertiseStreaming }},
 		"UNLEASH_FRONTEND_API_ORIGINS": {"https://a.example.com, ,http://localhost:3000", func(c serverConfig) bool {
 			return cmp.Equal(c.frontendOrigins, []string{"https://a.example.com", "http://localhost:3000"})
@@ -88,7 +89,7 @@ func TestServerEnvDefaultsAndAliases(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.port != 4242 || c.dataDir != "data" || c.logLevel != slog.LevelInfo || c.connectTimeout != time.Minute || c.jsonLogs || c.secureCookies || c.trustProxy.Enabled() {
+	if c.port != 4242 || c.dataDir != "data" || c.logLevel != slog.LevelInfo || c.connectTimeout != time.Minute || c.metricsRetention != 48*time.Hour || c.jsonLogs || c.secureCookies || c.trustProxy.Enabled() {
 		t.Errorf("defaults %+v", c)
 	}
 	c, _ = serverConfigFromEnv(envMap(map[string]string{
@@ -108,7 +109,7 @@ func TestServerEnvErrors(t *testing.T) {
 	_, err := serverConfigFromEnv(envMap(map[string]string{
 		"LOG_LEVEL": "verbose", "JSON_LOGGER": "sure", "SECURE_COOKIES": "yep", "PORT": "http",
 		"TRUST_PROXY": "not-an-ip", "DATABASE_URL": "mysql://db/flags", "DATABASE_CONNECT_TIMEOUT": "soon",
-		"INIT_CLIENT_API_TOKENS": short, "INIT_ADMIN_API_TOKENS": "nodotatall-secret-value",
+		"METRICS_RETENTION": "30m", "INIT_CLIENT_API_TOKENS": short, "INIT_ADMIN_API_TOKENS": "nodotatall-secret-value",
 	}))
 	if err == nil {
 		t.Fatal("no error")
@@ -119,6 +120,7 @@ func TestServerEnvErrors(t *testing.T) {
 		`JSON_LOGGER: "sure" is not true or false`,
 		`SECURE_COOKIES: "yep" is not true or false`,
 		"PORT:", "TRUST_PROXY:", "DATABASE_URL:", "DATABASE_CONNECT_TIMEOUT:",
+		`METRICS_RETENTION: "30m" is not a duration from 1h to 2160h`,
 		"INIT_CLIENT_API_TOKENS: the secret of client token default:development.toos… has 15 characters; use at least 32",
 		"INIT_ADMIN_API_TOKENS: admin token",
 	} {

@@ -34,6 +34,8 @@ type serverConfig struct {
 	streamHeartbeat    time.Duration
 	maxStreams         int
 	advertiseStreaming bool
+	// metricsRetention is how long hourly client metrics are kept.
+	metricsRetention time.Duration
 }
 
 // Defaults of "signalbox server".
@@ -130,6 +132,14 @@ var serverVars = []serverVar{
 		c.streamHeartbeat = d
 		return err
 	}},
+	{"METRICS_RETENTION", "48h", "How long hourly SDK metrics are kept (1h to 2160h); older hours are rolled up into daily totals kept 90 days.", func(c *serverConfig, v string) error {
+		d, err := parseDuration(v)
+		if err == nil && (d < time.Hour || d > server.DailyMetricsRetention) {
+			err = fmt.Errorf("%q is not a duration from 1h to 2160h", v)
+		}
+		c.metricsRetention = d
+		return err
+	}},
 	{"SIGNALBOX_ADVERTISE_STREAMING", "false", "Answer SDK polls with fetch-mode: streaming, moving SDKs that can stream onto the stream.", boolSetter(func(c *serverConfig) *bool { return &c.advertiseStreaming })},
 	{"UNLEASH_FRONTEND_API_ORIGINS", "*", "Comma-separated origins browsers may call the frontend API from (CORS), until an admin saves the setting; * allows any.", func(c *serverConfig, v string) error {
 		c.frontendOrigins = []string{}
@@ -156,7 +166,8 @@ var logLevels = map[string]slog.Level{
 // read through getenv. Unset or empty variables keep their defaults; every
 // malformed value is reported in one error.
 func serverConfigFromEnv(getenv func(string) string) (serverConfig, error) {
-	c := serverConfig{port: defaultServerPort, dataDir: defaultDataDir, connectTimeout: defaultConnectTimeout, logLevel: slog.LevelInfo}
+	c := serverConfig{port: defaultServerPort, dataDir: defaultDataDir, connectTimeout: defaultConnectTimeout, logLevel: slog.LevelInfo,
+		metricsRetention: server.DefaultMetricsRetention}
 	var errs []error
 	for _, ev := range serverVars {
 		v := strings.TrimSpace(getenv(ev.Name))

@@ -176,49 +176,29 @@ func fleetMetrics(at time.Time) []store.ClientMetric {
 	return ms
 }
 
-// fleetRegister writes the registrations of round as the server's client
-// API does: one Update per registration, 16 requests at a time.
+// fleetRegister writes the registrations of round as the server's
+// registration flush does: in one operational write.
 func fleetRegister(ctx context.Context, s *sqlstore.Store, round int) error {
 	regs := fleetRegistrations(round)
-	sem := make(chan struct{}, 16)
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var first error
-	for _, in := range regs {
-		sem <- struct{}{}
-		wg.Add(1)
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			now := time.Now()
-			err := s.Update(ctx, func(tx store.Tx) error {
-				if _, err := tx.RegisterClientApplication(ctx, store.ClientApplication{AppName: in.AppName, Strategies: []string{"default"}, SeenAt: &now}); err != nil {
-					return err
-				}
-				return tx.UpsertClientInstance(ctx, in)
-			})
-			mu.Lock()
-			if first == nil {
-				first = err
-			}
-			mu.Unlock()
-		}()
+	now := time.Now()
+	apps := make([]store.ClientApplication, 0, fleetApps)
+	for a := range fleetApps {
+		apps = append(apps, store.ClientApplication{AppName: fleetApp(a), Strategies: []string{"default"}, SeenAt: &now})
 	}
-	wg.Wait()
-	return first
+	return s.Operate(ctx, func(op store.Op) error { return op.RecordClientRegistrations(ctx, apps, regs) })
 }
 
 // fleetFlush writes one metrics flush as the server's FlushMetrics does.
 func fleetFlush(ctx context.Context, s *sqlstore.Store, at time.Time) error {
 	ms := fleetMetrics(at)
-	return s.Update(ctx, func(tx store.Tx) error {
-		if err := tx.AddClientMetrics(ctx, ms); err != nil {
+	flags := make([]string, fleetFlags)
+	for f := range fleetFlags {
+		flags[f] = fleetFlag(f)
+	}
+	return s.Operate(ctx, func(op store.Op) error {
+		if err := op.AddClientMetrics(ctx, ms); err != nil {
 			return err
 		}
-		for f := range fleetFlags {
-			if err := tx.MarkFeaturesSeen(ctx, "development", []string{fleetFlag(f)}, at); err != nil {
-				return err
-			}
-		}
-		return nil
+		return op.MarkFeaturesSeen(ctx, "development", flags, at)
 	})
 }
