@@ -382,6 +382,7 @@ func (s *Server) FlushRegistrations(ctx context.Context) error {
 		list = append(list, in)
 	}
 	err := s.store.Operate(ctx, func(op store.Op) error { return op.RecordClientRegistrations(ctx, appList, list) })
+	s.noteWrite(err)
 	if err != nil {
 		b.mu.Lock()
 		for name, a := range apps {
@@ -458,6 +459,7 @@ func (s *Server) FlushMetrics(ctx context.Context) error {
 		}
 		return nil
 	})
+	s.noteWrite(err)
 	if err != nil {
 		// Put them back; rows that no longer fit the bound are lost, as
 		// they would be if they had arrived now.

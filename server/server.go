@@ -81,6 +81,8 @@ type Server struct {
 	// writes raise it at once; a poller picks up other instances' writes.
 	revision atomic.Int64
 	ready    atomic.Bool
+	// diskFull is set while writes fail for lack of disk space (noteWrite).
+	diskFull atomic.Bool
 
 	clientCache *clientCache
 	tokens      tokenCache

@@ -178,3 +178,27 @@ func (s *server) admin(stmt string) error {
 	_, err = conn.Exec(ctx, stmt)
 	return err
 }
+
+// StartStoppable starts a server of its own for t, even when
+// TEST_DATABASE_URL names an existing one, and returns the URL of an empty
+// database on it and a function that stops the server (for tests of a
+// database going away; also run when t ends).
+func StartStoppable(t testing.TB) (dbURL string, stop func()) {
+	t.Helper()
+	srv, err := startCluster()
+	if err != nil {
+		skipOrFail(t, err)
+	}
+	var once sync.Once
+	stop = func() { once.Do(srv.stop) }
+	t.Cleanup(stop)
+	u, err := url.Parse(srv.adminURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Path = "/signalbox_test"
+	if err := srv.admin("CREATE DATABASE signalbox_test"); err != nil {
+		t.Fatalf("pgtest: creating database: %v", err)
+	}
+	return u.String(), stop
+}

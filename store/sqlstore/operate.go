@@ -24,7 +24,7 @@ func (s *Store) Operate(ctx context.Context, fn func(store.Op) error) error {
 	for attempt := 1; ; attempt++ {
 		err := s.operateOnce(ctx, fn)
 		if err == nil || attempt == operateAttempts || !writeConflict(err) || ctx.Err() != nil {
-			return err
+			return s.classified(err)
 		}
 	}
 }
