@@ -201,7 +201,8 @@ func (s *Server) register(r *http.Request, tok *store.APIToken, reg clientapi.Re
 		return err
 	}
 	now := s.now()
-	if !s.metrics.admitRegistration(reg.AppName, reg.InstanceID, now) {
+	ok, newApp := s.metrics.admitRegistration(reg.AppName, reg.InstanceID, now)
+	if !ok {
 		return nil // past the bounds: accepted but not kept (and counted as dropped)
 	}
 	in := store.ClientInstance{
@@ -212,8 +213,9 @@ func (s *Server) register(r *http.Request, tok *store.APIToken, reg clientapi.Re
 		started := reg.Started
 		in.Started = &started
 	}
-	// Written in bulk by the next registration flush (FlushRegistrations).
-	s.metrics.bufferRegistration(store.ClientApplication{AppName: reg.AppName, Strategies: reg.Strategies, SeenAt: &now}, in)
+	// Written in bulk by the next registration flush (FlushRegistrations),
+	// at once for an application new to this server.
+	s.metrics.bufferRegistration(store.ClientApplication{AppName: reg.AppName, Strategies: reg.Strategies, SeenAt: &now}, in, newApp)
 	return nil
 }
 

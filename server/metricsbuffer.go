@@ -113,6 +113,11 @@ type metricsBuffer struct {
 	// registration flush, the newest per application and per instance.
 	regApps      map[string]store.ClientApplication
 	regInstances map[instanceKey]store.ClientInstance
+	// regSoon asks Run for a registration flush now: the first
+	// registration of an application name this server does not track yet
+	// sends on it, so that new applications show up at once while the
+	// instances of a fleet still go in bulk.
+	regSoon chan struct{}
 }
 
 type instanceKey struct{ app, instance, env string }
@@ -147,6 +152,7 @@ func newMetricsBuffer() *metricsBuffer {
 		series:       map[usageSeries]struct{}{},
 		regApps:      map[string]store.ClientApplication{},
 		regInstances: map[instanceKey]store.ClientInstance{},
+		regSoon:      make(chan struct{}, 1),
 		dropped: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "feature_toggle_usage_dropped_total",
 			Help: "Flag usage entries of SDK metrics and registrations that were not counted, by reason.",
@@ -180,24 +186,26 @@ func (b *metricsBuffer) trackApp(name string, now time.Time) *trackedApp {
 }
 
 // admitRegistration reports whether a registration of the instance of app
-// may be written: both names fit their bounds.
-func (b *metricsBuffer) admitRegistration(app, instance string, now time.Time) bool {
+// may be written (both names fit their bounds), and whether app was not
+// tracked yet.
+func (b *metricsBuffer) admitRegistration(app, instance string, now time.Time) (ok, newApp bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	_, known := b.apps[app]
 	a := b.trackApp(app, now)
 	if a == nil {
 		b.drop(dropAppLimit, 1)
-		return false
+		return false, false
 	}
 	if _, ok := a.instances[instance]; !ok && len(a.instances) >= b.limits.instancesPerApp {
 		b.drop(dropInstanceCap, 1)
-		return false
+		return false, !known
 	}
 	if a.instances == nil {
 		a.instances = map[string]time.Time{}
 	}
 	a.instances[instance] = now
-	return true
+	return true, !known
 }
 
 // bucketHour is the hour a bucket is stored under: its start's, or the
@@ -349,7 +357,13 @@ func (s *Server) expireApps(now time.Time) {
 
 // bufferRegistration keeps a registration for the next registration
 // flush; a newer one of the same instance replaces it.
-func (b *metricsBuffer) bufferRegistration(app store.ClientApplication, in store.ClientInstance) {
+func (b *metricsBuffer) bufferRegistration(app store.ClientApplication, in store.ClientInstance, newApp bool) {
+	if newApp {
+		select {
+		case b.regSoon <- struct{}{}:
+		default:
+		}
+	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	k := instanceKey{in.AppName, in.InstanceID, in.Environment}

@@ -14,6 +14,18 @@ import (
 // earlier one, and nothing reaches the database before the flush.
 func TestRegistrationsAreWrittenInBulk(t *testing.T) {
 	ts := newTestServer(t)
+	// The first registration of an application asks Run for a flush at
+	// once; more instances of it wait for the next periodic flush.
+	ts.request("POST", "/api/client/register", testClientToken, map[string]any{"appName": "app-0", "instanceId": "i-0"}).must(t, http.StatusAccepted)
+	ts.request("POST", "/api/client/register", testClientToken, map[string]any{"appName": "app-0", "instanceId": "i-3"}).must(t, http.StatusAccepted)
+	if n := len(ts.srv.metrics.regSoon); n != 1 {
+		t.Fatalf("%d flush requests after a new application, want 1", n)
+	}
+	<-ts.srv.metrics.regSoon
+	ts.request("POST", "/api/client/register", testClientToken, map[string]any{"appName": "app-0", "instanceId": "i-6"}).must(t, http.StatusAccepted)
+	if n := len(ts.srv.metrics.regSoon); n != 0 {
+		t.Fatalf("%d flush requests after another instance of a known application, want 0", n)
+	}
 	for i := range 30 {
 		ts.request("POST", "/api/client/register", testClientToken, map[string]any{"appName": fmt.Sprint("app-", i%3),
 			"instanceId": fmt.Sprint("i-", i), "sdkVersion": "unleash-client-go:4.0.0", "strategies": []string{"default"}}).must(t, http.StatusAccepted)

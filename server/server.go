@@ -226,6 +226,10 @@ func (s *Server) Run(ctx context.Context) error {
 			if err := s.FlushRegistrations(ctx); err != nil && !errors.Is(err, context.Canceled) {
 				s.log.Warn("writing client registrations failed; they stay buffered", "err", err)
 			}
+		case <-s.metrics.regSoon:
+			if err := s.FlushRegistrations(ctx); err != nil && !errors.Is(err, context.Canceled) {
+				s.log.Warn("writing client registrations failed; they stay buffered", "err", err)
+			}
 		case <-flush.C:
 			if err := s.FlushMetrics(ctx); err != nil && !errors.Is(err, context.Canceled) {
 				s.log.Warn("writing client metrics failed; they stay buffered", "err", err)
