@@ -70,8 +70,9 @@ type ClientAppReader interface {
 	// ListClientMetricsDaily returns the daily roll-up of the hourly
 	// metrics that retention deleted: Hour is the start of the UTC day and
 	// the counts are those of its deleted hours, so that these rows and
-	// ListClientMetrics's never count one hour twice. Since selects days
-	// starting at or after it. Ordered as ListClientMetrics.
+	// ListClientMetrics's never count one hour twice. Since selects the
+	// days that end after it (the day holding Since counts whole). Ordered
+	// as ListClientMetrics.
 	ListClientMetricsDaily(ctx context.Context, f ClientMetricsFilter) ([]ClientMetric, error)
 }
 
