@@ -72,6 +72,8 @@ const (
 	// (or more often when Config.MetricsFlush is shorter): an SDK that
 	// just started shows up in the admin UI within a few seconds.
 	registrationFlush = 3 * time.Second
+	// flushChunk is how many metrics rows one write of a flush carries.
+	flushChunk = 5000
 )
 
 // Reasons of feature_toggle_usage_dropped_total.
@@ -462,21 +464,37 @@ func (s *Server) FlushMetrics(ctx context.Context) error {
 			g.at = at
 		}
 	}
-	err := s.store.Operate(ctx, func(op store.Op) error {
-		if err := op.AddClientMetrics(ctx, ms); err != nil {
-			return err
-		}
-		for env, g := range byEnv {
-			if err := op.MarkFeaturesSeen(ctx, env, g.features, g.at); err != nil {
-				return err
+	// Several short writes rather than one long one: on SQLite, whose one
+	// write connection admin writes share, they wait for one chunk at most.
+	var err error
+	for len(ms) > 0 && err == nil {
+		n := min(len(ms), flushChunk)
+		chunk := ms[:n]
+		err = s.store.Operate(ctx, func(op store.Op) error { return op.AddClientMetrics(ctx, chunk) })
+		if err == nil {
+			for _, m := range chunk {
+				delete(pending, metricKey{feature: m.Feature, app: m.AppName, env: m.Environment, hour: m.Hour})
 			}
+			ms = ms[n:]
 		}
-		return nil
-	})
+	}
+	if err == nil {
+		err = s.store.Operate(ctx, func(op store.Op) error {
+			for env, g := range byEnv {
+				if err := op.MarkFeaturesSeen(ctx, env, g.features, g.at); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err == nil {
+			seen = nil
+		}
+	}
 	s.noteWrite(err)
 	if err != nil {
-		// Put them back; rows that no longer fit the bound are lost, as
-		// they would be if they had arrived now.
+		// Put back what was not written; rows that no longer fit the
+		// bound are lost, as they would be if they had arrived now.
 		b.mu.Lock()
 		for k, c := range pending {
 			if cur := b.pending[k]; cur != nil {

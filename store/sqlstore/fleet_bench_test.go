@@ -26,6 +26,8 @@ const (
 	fleetPeriod = 10 * time.Second
 	// fleetRun bounds each run; admin writes are timed for this long.
 	fleetRun = 30 * time.Second
+	// fleetFlushChunk is the rows of one write of a flush, as the server's.
+	fleetFlushChunk = 5000
 	// fleetAdminPause is the pause between two admin writes.
 	fleetAdminPause = 50 * time.Millisecond
 )
@@ -195,10 +197,12 @@ func fleetFlush(ctx context.Context, s *sqlstore.Store, at time.Time) error {
 	for f := range fleetFlags {
 		flags[f] = fleetFlag(f)
 	}
-	return s.Operate(ctx, func(op store.Op) error {
-		if err := op.AddClientMetrics(ctx, ms); err != nil {
+	for len(ms) > 0 {
+		chunk := ms[:min(len(ms), fleetFlushChunk)]
+		ms = ms[len(chunk):]
+		if err := s.Operate(ctx, func(op store.Op) error { return op.AddClientMetrics(ctx, chunk) }); err != nil {
 			return err
 		}
-		return op.MarkFeaturesSeen(ctx, "development", flags, at)
-	})
+	}
+	return s.Operate(ctx, func(op store.Op) error { return op.MarkFeaturesSeen(ctx, "development", flags, at) })
 }
