@@ -204,7 +204,7 @@ func (s *Server) handleApplicationOverview(w http.ResponseWriter, r *http.Reques
 				out.Issues.MissingStrategies = append(out.Issues.MissingStrategies, st)
 			}
 		}
-		metrics, err := rd.ListClientMetrics(ctx, store.ClientMetricsFilter{AppName: name})
+		metrics, err := s.listUsage(ctx, rd, store.ClientMetricsFilter{AppName: name})
 		if err != nil {
 			return err
 		}

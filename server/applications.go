@@ -177,7 +177,7 @@ func (s *Server) featureMetrics(r *http.Request, since time.Time) ([]featureMetr
 		if !sight.canSee(f.Project) {
 			return apierr.New(apierr.NotFound, "feature flag %s not found", name)
 		}
-		list, err := rd.ListClientMetrics(ctx, store.ClientMetricsFilter{Feature: name, Since: since})
+		list, err := s.listUsage(ctx, rd, store.ClientMetricsFilter{Feature: name, Since: since})
 		for _, m := range list {
 			v := m.Variants
 			if v == nil {
@@ -251,4 +251,23 @@ func (s *Server) handleFeatureUsage(w http.ResponseWriter, r *http.Request) erro
 		"version": 1, "maturity": "stable", "featureName": r.PathValue("name"),
 		"lastHourUsage": lastHour, "seenApplications": apps, "totalUsage": total,
 	})
+}
+
+// listUsage reads client metrics for a period. A period reaching past the
+// retention of hourly metrics (Config.MetricsRetention) also gets the daily
+// roll-up of the deleted hours, one entry per day stamped with the day's
+// start (days are whole: the one holding f.Since counts entire). Hourly and
+// daily entries never count one hour twice. Ordered by time.
+func (s *Server) listUsage(ctx context.Context, rd store.Reader, f store.ClientMetricsFilter) ([]store.ClientMetric, error) {
+	list, err := rd.ListClientMetrics(ctx, f)
+	if err != nil || (!f.Since.IsZero() && !f.Since.Before(s.now().Add(-s.cfg.MetricsRetention))) {
+		return list, err
+	}
+	daily, err := rd.ListClientMetricsDaily(ctx, f)
+	if err != nil || len(daily) == 0 {
+		return list, err
+	}
+	all := append(daily, list...)
+	sort.SliceStable(all, func(i, j int) bool { return all[i].Hour.Before(all[j].Hour) })
+	return all, nil
 }

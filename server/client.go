@@ -207,23 +207,22 @@ func (s *Server) register(r *http.Request, tok *store.APIToken, reg clientapi.Re
 		return err
 	}
 	now := s.now()
-	if !s.metrics.admitRegistration(reg.AppName, reg.InstanceID, now) {
+	ok, newApp := s.metrics.admitRegistration(reg.AppName, reg.InstanceID, now)
+	if !ok {
 		return nil // past the bounds: accepted but not kept (and counted as dropped)
 	}
-	return s.store.Update(r.Context(), func(tx store.Tx) error {
-		if _, err := tx.RegisterClientApplication(r.Context(), store.ClientApplication{AppName: reg.AppName, Strategies: reg.Strategies, SeenAt: &now}); err != nil {
-			return err
-		}
-		in := store.ClientInstance{
-			AppName: reg.AppName, InstanceID: reg.InstanceID, Environment: env,
-			SDKVersion: reg.SDKVersion, ClientIP: s.clientIP(r), IntervalMillis: reg.Interval, LastSeen: now,
-		}
-		if !reg.Started.IsZero() {
-			started := reg.Started
-			in.Started = &started
-		}
-		return tx.UpsertClientInstance(r.Context(), in)
-	})
+	in := store.ClientInstance{
+		AppName: reg.AppName, InstanceID: reg.InstanceID, Environment: env,
+		SDKVersion: reg.SDKVersion, ClientIP: s.clientIP(r), IntervalMillis: reg.Interval, LastSeen: now,
+	}
+	if !reg.Started.IsZero() {
+		started := reg.Started
+		in.Started = &started
+	}
+	// Written in bulk by the next registration flush (FlushRegistrations),
+	// at once for an application new to this server.
+	s.metrics.bufferRegistration(store.ClientApplication{AppName: reg.AppName, Strategies: reg.Strategies, SeenAt: &now}, in, newApp)
+	return nil
 }
 
 // validateRegistration checks the names a registration carries against

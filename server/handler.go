@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 
 	"github.com/signalbox/signalbox/internal/apierr"
@@ -197,7 +198,33 @@ func noAccess(perm Permission, environment string) error {
 }
 
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
-	apierr.Write(w, r, s.log, err)
+	apierr.Write(w, r, s.log, databaseError(w, err))
+}
+
+// databaseRetryAfter is the Retry-After of answers while the database does
+// not answer, in seconds: the revision poll notices its return about as
+// fast.
+const databaseRetryAfter = "5"
+
+// databaseError turns a failure of the database itself into the answer
+// that says so: 503 with Retry-After while it does not answer, 507 when it
+// refused a write for lack of disk space. The answer names the kind of
+// database; its location, which callers need not know, is logged. Other
+// errors pass unchanged.
+func databaseError(w http.ResponseWriter, err error) error {
+	var de *store.DatabaseError
+	if !errors.As(err, &de) {
+		return err
+	}
+	switch {
+	case errors.Is(de, store.ErrDiskFull):
+		return apierr.Wrap(apierr.InsufficientStorage, err,
+			"the disk of the %s database is full: changes cannot be saved until space is freed; reads still work", de.Engine)
+	case errors.Is(de, store.ErrUnavailable):
+		w.Header().Set("Retry-After", databaseRetryAfter)
+		return apierr.Wrap(apierr.DatabaseUnavailable, err, "the %s database is not reachable; try again later", de.Engine)
+	}
+	return err
 }
 
 // decode reads a JSON request body into dst with the shared limits and
@@ -236,8 +263,12 @@ func (s *Server) change(ctx context.Context, fn func(tx store.Tx) ([]store.Event
 		return nil
 	})
 	if err != nil {
+		if errors.Is(err, store.ErrDiskFull) {
+			s.noteWrite(err)
+		}
 		return err
 	}
+	s.noteWrite(nil)
 	if rev, err := s.store.Revision(ctx); err == nil {
 		s.raiseRevision(rev)
 	}

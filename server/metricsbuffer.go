@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"math"
 	"sync"
 	"time"
@@ -63,6 +64,16 @@ const (
 	// maxRegisteredStrategies bounds the strategy names of a registration;
 	// SDKs send the built-in ones plus the custom strategies they implement.
 	maxRegisteredStrategies = 100
+	// maxPendingRegistrations bounds the instances (application, instance
+	// id, environment) buffered between two registration flushes; past it
+	// registrations of new instances are dropped until the next flush.
+	maxPendingRegistrations = 100000
+	// registrationFlush is how often buffered registrations are written
+	// (or more often when Config.MetricsFlush is shorter): an SDK that
+	// just started shows up in the admin UI within a few seconds.
+	registrationFlush = 3 * time.Second
+	// flushChunk is how many metrics rows one write of a flush carries.
+	flushChunk = 5000
 )
 
 // Reasons of feature_toggle_usage_dropped_total.
@@ -77,12 +88,12 @@ const (
 
 // metricsLimits are the bounds in force; tests lower them.
 type metricsLimits struct {
-	apps, instancesPerApp, series, pending, variants int
+	apps, instancesPerApp, series, pending, variants, registrations int
 }
 
 var defaultMetricsLimits = metricsLimits{
 	apps: maxAppNames, instancesPerApp: maxInstancesPerApp, series: maxUsageSeries,
-	pending: maxPendingMetrics, variants: maxVariantNames,
+	pending: maxPendingMetrics, variants: maxVariantNames, registrations: maxPendingRegistrations,
 }
 
 // metricsBuffer aggregates client metrics in memory per feature,
@@ -100,7 +111,18 @@ type metricsBuffer struct {
 	// unknown holds the names reported that are no flag of the token's
 	// scope (see unknown_flags.go).
 	unknown map[string]*unknownFlag
+	// regApps and regInstances are the registrations since the last
+	// registration flush, the newest per application and per instance.
+	regApps      map[string]store.ClientApplication
+	regInstances map[instanceKey]store.ClientInstance
+	// regSoon asks Run for a registration flush now: the first
+	// registration of an application name this server does not track yet
+	// sends on it, so that new applications show up at once while the
+	// instances of a fleet still go in bulk.
+	regSoon chan struct{}
 }
+
+type instanceKey struct{ app, instance, env string }
 
 type metricKey struct {
 	feature, app, env string
@@ -125,11 +147,14 @@ type trackedApp struct {
 
 func newMetricsBuffer() *metricsBuffer {
 	return &metricsBuffer{
-		limits:  defaultMetricsLimits,
-		pending: map[metricKey]*clientapi.ToggleCount{},
-		seen:    map[seenKey]time.Time{},
-		apps:    map[string]*trackedApp{},
-		series:  map[usageSeries]struct{}{},
+		limits:       defaultMetricsLimits,
+		pending:      map[metricKey]*clientapi.ToggleCount{},
+		seen:         map[seenKey]time.Time{},
+		apps:         map[string]*trackedApp{},
+		series:       map[usageSeries]struct{}{},
+		regApps:      map[string]store.ClientApplication{},
+		regInstances: map[instanceKey]store.ClientInstance{},
+		regSoon:      make(chan struct{}, 1),
 		dropped: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "feature_toggle_usage_dropped_total",
 			Help: "Flag usage entries of SDK metrics and registrations that were not counted, by reason.",
@@ -163,24 +188,26 @@ func (b *metricsBuffer) trackApp(name string, now time.Time) *trackedApp {
 }
 
 // admitRegistration reports whether a registration of the instance of app
-// may be written: both names fit their bounds.
-func (b *metricsBuffer) admitRegistration(app, instance string, now time.Time) bool {
+// may be written (both names fit their bounds), and whether app was not
+// tracked yet.
+func (b *metricsBuffer) admitRegistration(app, instance string, now time.Time) (ok, newApp bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	_, known := b.apps[app]
 	a := b.trackApp(app, now)
 	if a == nil {
 		b.drop(dropAppLimit, 1)
-		return false
+		return false, false
 	}
 	if _, ok := a.instances[instance]; !ok && len(a.instances) >= b.limits.instancesPerApp {
 		b.drop(dropInstanceCap, 1)
-		return false
+		return false, !known
 	}
 	if a.instances == nil {
 		a.instances = map[string]time.Time{}
 	}
 	a.instances[instance] = now
-	return true
+	return true, !known
 }
 
 // bucketHour is the hour a bucket is stored under: its start's, or the
@@ -330,11 +357,78 @@ func (s *Server) expireApps(now time.Time) {
 	}
 }
 
-// FlushMetrics writes the buffered client metrics. On failure they go back
-// into the buffer to be tried again.
+// bufferRegistration keeps a registration for the next registration
+// flush; a newer one of the same instance replaces it.
+func (b *metricsBuffer) bufferRegistration(app store.ClientApplication, in store.ClientInstance, newApp bool) {
+	if newApp {
+		select {
+		case b.regSoon <- struct{}{}:
+		default:
+		}
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	k := instanceKey{in.AppName, in.InstanceID, in.Environment}
+	if _, ok := b.regInstances[k]; !ok && len(b.regInstances) >= b.limits.registrations {
+		b.drop(dropBufferFull, 1)
+		return
+	}
+	b.regInstances[k] = in
+	b.regApps[app.AppName] = app
+}
+
+// FlushRegistrations writes the buffered registrations in one operational
+// write. On failure they go back into the buffer, behind newer ones.
+func (s *Server) FlushRegistrations(ctx context.Context) error {
+	b := s.metrics
+	b.mu.Lock()
+	apps, instances := b.regApps, b.regInstances
+	if len(instances) == 0 {
+		b.mu.Unlock()
+		return nil
+	}
+	b.regApps, b.regInstances = map[string]store.ClientApplication{}, map[instanceKey]store.ClientInstance{}
+	b.mu.Unlock()
+	appList := make([]store.ClientApplication, 0, len(apps))
+	for _, a := range apps {
+		appList = append(appList, a)
+	}
+	list := make([]store.ClientInstance, 0, len(instances))
+	for _, in := range instances {
+		list = append(list, in)
+	}
+	err := s.store.Operate(ctx, func(op store.Op) error { return op.RecordClientRegistrations(ctx, appList, list) })
+	s.noteWrite(err)
+	if err != nil {
+		b.mu.Lock()
+		for name, a := range apps {
+			if _, ok := b.regApps[name]; !ok {
+				b.regApps[name] = a
+			}
+		}
+		for k, in := range instances {
+			if _, ok := b.regInstances[k]; ok {
+				continue
+			}
+			if len(b.regInstances) >= b.limits.registrations {
+				b.drop(dropBufferFull, 1)
+				continue
+			}
+			b.regInstances[k] = in
+		}
+		b.mu.Unlock()
+	}
+	return err
+}
+
+// FlushMetrics writes the buffered registrations, then the buffered client
+// metrics, token and flag last-seen stamps, in operational writes that
+// admin writes never wait for. On failure they go back into the buffer to
+// be tried again.
 func (s *Server) FlushMetrics(ctx context.Context) error {
+	regErr := s.FlushRegistrations(ctx)
 	if hashes := s.takeSeenTokens(); len(hashes) > 0 {
-		err := s.store.Update(ctx, func(tx store.Tx) error { return tx.MarkAPITokensSeen(ctx, hashes, s.now()) })
+		err := s.store.Operate(ctx, func(op store.Op) error { return op.MarkAPITokensSeen(ctx, hashes, s.now()) })
 		if err != nil {
 			s.log.Warn("recording token use failed", "err", err)
 		}
@@ -346,26 +440,61 @@ func (s *Server) FlushMetrics(ctx context.Context) error {
 	b.pending, b.seen = map[metricKey]*clientapi.ToggleCount{}, map[seenKey]time.Time{}
 	b.mu.Unlock()
 	if len(pending) == 0 && len(seen) == 0 {
-		return nil
+		return regErr
 	}
 	ms := make([]store.ClientMetric, 0, len(pending))
 	for k, c := range pending {
 		ms = append(ms, store.ClientMetric{Feature: k.feature, AppName: k.app, Environment: k.env, Hour: k.hour, Yes: c.Yes, No: c.No, Variants: c.Variants})
 	}
-	err := s.store.Update(ctx, func(tx store.Tx) error {
-		if err := tx.AddClientMetrics(ctx, ms); err != nil {
-			return err
+	// One statement per environment marks its flags seen, at the latest
+	// time any of them was: last-seen is as precise as the flush interval.
+	type seenGroup struct {
+		features []string
+		at       time.Time
+	}
+	byEnv := map[string]*seenGroup{}
+	for k, at := range seen {
+		g := byEnv[k.env]
+		if g == nil {
+			g = &seenGroup{}
+			byEnv[k.env] = g
 		}
-		for k, at := range seen {
-			if err := tx.MarkFeaturesSeen(ctx, k.env, []string{k.feature}, at); err != nil {
-				return err
+		g.features = append(g.features, k.feature)
+		if at.After(g.at) {
+			g.at = at
+		}
+	}
+	// Several short writes rather than one long one: on SQLite, whose one
+	// write connection admin writes share, they wait for one chunk at most.
+	var err error
+	for len(ms) > 0 && err == nil {
+		n := min(len(ms), flushChunk)
+		chunk := ms[:n]
+		err = s.store.Operate(ctx, func(op store.Op) error { return op.AddClientMetrics(ctx, chunk) })
+		if err == nil {
+			for _, m := range chunk {
+				delete(pending, metricKey{feature: m.Feature, app: m.AppName, env: m.Environment, hour: m.Hour})
 			}
+			ms = ms[n:]
 		}
-		return nil
-	})
+	}
+	if err == nil {
+		err = s.store.Operate(ctx, func(op store.Op) error {
+			for env, g := range byEnv {
+				if err := op.MarkFeaturesSeen(ctx, env, g.features, g.at); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err == nil {
+			seen = nil
+		}
+	}
+	s.noteWrite(err)
 	if err != nil {
-		// Put them back; rows that no longer fit the bound are lost, as
-		// they would be if they had arrived now.
+		// Put back what was not written; rows that no longer fit the
+		// bound are lost, as they would be if they had arrived now.
 		b.mu.Lock()
 		for k, c := range pending {
 			if cur := b.pending[k]; cur != nil {
@@ -383,7 +512,7 @@ func (s *Server) FlushMetrics(ctx context.Context) error {
 		}
 		b.mu.Unlock()
 	}
-	return err
+	return errors.Join(regErr, err)
 }
 
 // pendingLen is the number of buffered rows.

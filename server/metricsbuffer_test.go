@@ -248,6 +248,9 @@ func TestClientReportsTakeTheEnvironmentFromTheToken(t *testing.T) {
 			}
 			ts.request("POST", "/api/client/register", tt.token, map[string]any{"appName": app, "instanceId": "i-1", "environment": tt.asked}).
 				must(t, http.StatusAccepted)
+			if err := ts.srv.FlushRegistrations(t.Context()); err != nil {
+				t.Fatal(err)
+			}
 			var instances []store.ClientInstance
 			err := ts.srv.store.View(context.Background(), func(r store.Reader) (err error) {
 				instances, err = r.ListClientInstances(context.Background(), app)
@@ -310,6 +313,9 @@ func TestClientRegistrationIsBounded(t *testing.T) {
 	for i := range 10 {
 		ts.request("POST", "/api/frontend/client/register", testFrontendToken, map[string]any{"appName": "web", "instanceId": fmt.Sprint("i-", i)}).must(t, http.StatusOK)
 		ts.request("POST", "/api/client/register", testClientToken, map[string]any{"appName": fmt.Sprint("app-", i)}).must(t, http.StatusAccepted)
+	}
+	if err := ts.srv.FlushRegistrations(t.Context()); err != nil {
+		t.Fatal(err)
 	}
 	var apps []store.ClientApplication
 	var instances []store.ClientInstance

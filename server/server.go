@@ -32,6 +32,10 @@ type Config struct {
 	RevisionPoll time.Duration
 	// MetricsFlush is how often buffered client metrics are written. Default 10s.
 	MetricsFlush time.Duration
+	// MetricsRetention is how long hourly client metrics are kept; older
+	// hours are rolled up into daily totals, kept DailyMetricsRetention.
+	// Default 48h (DefaultMetricsRetention).
+	MetricsRetention time.Duration
 	// SessionTTL is how long a login session lasts. Default 24h.
 	SessionTTL time.Duration
 	// SecureCookies marks session cookies Secure (behind HTTPS).
@@ -86,6 +90,8 @@ type Server struct {
 	// writes raise it at once; a poller picks up other instances' writes.
 	revision atomic.Int64
 	ready    atomic.Bool
+	// diskFull is set while writes fail for lack of disk space (noteWrite).
+	diskFull atomic.Bool
 
 	clientCache *clientCache
 	tokens      tokenCache
@@ -130,6 +136,9 @@ func New(ctx context.Context, st store.Store, cfg Config) (*Server, error) {
 	}
 	if cfg.MetricsFlush <= 0 {
 		cfg.MetricsFlush = 10 * time.Second
+	}
+	if cfg.MetricsRetention <= 0 {
+		cfg.MetricsRetention = DefaultMetricsRetention
 	}
 	if cfg.SessionTTL <= 0 {
 		cfg.SessionTTL = 24 * time.Hour
@@ -214,10 +223,13 @@ func (s *Server) Run(ctx context.Context) error {
 		s.runStreamedClients(ctx)
 	}()
 	defer func() { <-streamedDone }()
+	defer s.startRetentionWorker(ctx)()
 	poll := time.NewTicker(s.cfg.RevisionPoll)
 	flush := time.NewTicker(s.cfg.MetricsFlush)
+	register := time.NewTicker(min(registrationFlush, s.cfg.MetricsFlush))
 	defer poll.Stop()
 	defer flush.Stop()
+	defer register.Stop()
 	// Other instances' writes arrive as soon as they commit where the
 	// database announces them, on a goroutine of their own so that a slow
 	// metrics flush never holds them up; the poll stays as the fallback
@@ -244,6 +256,14 @@ func (s *Server) Run(ctx context.Context) error {
 			return err
 		case <-poll.C:
 			s.refreshRevision(ctx)
+		case <-register.C:
+			if err := s.FlushRegistrations(ctx); err != nil && !errors.Is(err, context.Canceled) {
+				s.log.Warn("writing client registrations failed; they stay buffered", "err", err)
+			}
+		case <-s.metrics.regSoon:
+			if err := s.FlushRegistrations(ctx); err != nil && !errors.Is(err, context.Canceled) {
+				s.log.Warn("writing client registrations failed; they stay buffered", "err", err)
+			}
 		case <-flush.C:
 			if err := s.FlushMetrics(ctx); err != nil && !errors.Is(err, context.Canceled) {
 				s.log.Warn("writing client metrics failed; they stay buffered", "err", err)

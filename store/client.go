@@ -67,6 +67,13 @@ type ClientAppReader interface {
 	// ListClientMetrics returns matching hourly counts ordered by hour,
 	// feature, application and environment.
 	ListClientMetrics(ctx context.Context, f ClientMetricsFilter) ([]ClientMetric, error)
+	// ListClientMetricsDaily returns the daily roll-up of the hourly
+	// metrics that retention deleted: Hour is the start of the UTC day and
+	// the counts are those of its deleted hours, so that these rows and
+	// ListClientMetrics's never count one hour twice. Since selects the
+	// days that end after it (the day holding Since counts whole). Ordered
+	// as ListClientMetrics.
+	ListClientMetricsDaily(ctx context.Context, f ClientMetricsFilter) ([]ClientMetric, error)
 }
 
 // ClientAppWriter changes client applications, instances and metrics.

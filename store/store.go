@@ -29,6 +29,10 @@ type Store interface {
 	// none. It is cheap enough to call on every client API request.
 	Revision(ctx context.Context) (int64, error)
 
+	// Operator writes operational data outside the order of audited
+	// writes.
+	Operator
+
 	// Close releases the database handles.
 	Close() error
 }

@@ -114,6 +114,7 @@ func runServer(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		TrustProxy: cfg.trustProxy, FrontendAPIOrigins: cfg.frontendOrigins,
 		StreamHeartbeat: cfg.streamHeartbeat, MaxStreams: cfg.maxStreams, AdvertiseStreaming: cfg.advertiseStreaming,
 		AddonAllowedHosts: cfg.addonAllowedHosts,
+		MetricsRetention:  cfg.metricsRetention,
 	})
 	if err != nil {
 		return err

@@ -60,6 +60,7 @@ func TestServerEnvEveryVariable(t *testing.T) {
 		"ADDON_ALLOWED_HOSTS": {"hooks.internal, 10.1.0.0/16,127.0.0.1", func(c serverConfig) bool {
 			return cmp.Equal(c.addonAllowedHosts, []string{"hooks.internal", "10.1.0.0/16", "127.0.0.1"})
 		}},
+		"METRICS_RETENTION": {"72h", func(c serverConfig) bool { return c.metricsRetention == 72*time.Hour }},
 		"UNLEASH_FRONTEND_API_ORIGINS": {"https://a.example.com, ,http://localhost:3000", func(c serverConfig) bool {
 			return cmp.Equal(c.frontendOrigins, []string{"https://a.example.com", "http://localhost:3000"})
 		}},
@@ -93,7 +94,7 @@ func TestServerEnvDefaultsAndAliases(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.port != 4242 || c.dataDir != "data" || c.logLevel != slog.LevelInfo || c.connectTimeout != time.Minute || c.jsonLogs || c.secureCookies || c.trustProxy.Enabled() {
+	if c.port != 4242 || c.dataDir != "data" || c.logLevel != slog.LevelInfo || c.connectTimeout != time.Minute || c.metricsRetention != 48*time.Hour || c.jsonLogs || c.secureCookies || c.trustProxy.Enabled() {
 		t.Errorf("defaults %+v", c)
 	}
 	c, _ = serverConfigFromEnv(envMap(map[string]string{
@@ -113,7 +114,7 @@ func TestServerEnvErrors(t *testing.T) {
 	_, err := serverConfigFromEnv(envMap(map[string]string{
 		"LOG_LEVEL": "verbose", "JSON_LOGGER": "sure", "SECURE_COOKIES": "yep", "PORT": "http",
 		"TRUST_PROXY": "not-an-ip", "DATABASE_URL": "mysql://db/flags", "DATABASE_CONNECT_TIMEOUT": "soon",
-		"ADDON_ALLOWED_HOSTS":    "hooks.internal, 10.0.0.0/33, *.corp",
+		"ADDON_ALLOWED_HOSTS": "hooks.internal, 10.0.0.0/33, *.corp", "METRICS_RETENTION": "30m",
 		"INIT_CLIENT_API_TOKENS": short, "INIT_ADMIN_API_TOKENS": "nodotatall-secret-value",
 	}))
 	if err == nil {
@@ -126,6 +127,7 @@ func TestServerEnvErrors(t *testing.T) {
 		`SECURE_COOKIES: "yep" is not true or false`,
 		"PORT:", "TRUST_PROXY:", "DATABASE_URL:", "DATABASE_CONNECT_TIMEOUT:",
 		`ADDON_ALLOWED_HOSTS: "10.0.0.0/33" is not a CIDR prefix`, `"*.corp" is not a host name`,
+		`METRICS_RETENTION: "30m" is not a duration from 1h to 2160h`,
 		"INIT_CLIENT_API_TOKENS: the secret of client token default:development.toos… has 15 characters; use at least 32",
 		"INIT_ADMIN_API_TOKENS: admin token",
 	} {

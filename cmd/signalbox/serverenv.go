@@ -36,6 +36,8 @@ type serverConfig struct {
 	advertiseStreaming server.AdvertiseMode
 	// addonAllowedHosts lets webhooks reach these internal hosts.
 	addonAllowedHosts []string
+	// metricsRetention is how long hourly client metrics are kept.
+	metricsRetention time.Duration
 }
 
 // Defaults of "signalbox server".
@@ -132,6 +134,14 @@ var serverVars = []serverVar{
 		c.streamHeartbeat = d
 		return err
 	}},
+	{"METRICS_RETENTION", "48h", "How long hourly SDK metrics are kept (1h to 2160h); older hours are rolled up into daily totals kept 90 days.", func(c *serverConfig, v string) error {
+		d, err := parseDuration(v)
+		if err == nil && (d < time.Hour || d > server.DailyMetricsRetention) {
+			err = fmt.Errorf("%q is not a duration from 1h to 2160h", v)
+		}
+		c.metricsRetention = d
+		return err
+	}},
 	{"SIGNALBOX_ADVERTISE_STREAMING", "streamed", "Which SDK polls get fetch-mode: streaming, moving them onto the stream: streamed (SDK instances that held a stream within the last day), all, or off; true and false mean all and off.", func(c *serverConfig, v string) error {
 		m, err := server.ParseAdvertiseMode(v)
 		c.advertiseStreaming = m
@@ -166,7 +176,8 @@ var logLevels = map[string]slog.Level{
 // read through getenv. Unset or empty variables keep their defaults; every
 // malformed value is reported in one error.
 func serverConfigFromEnv(getenv func(string) string) (serverConfig, error) {
-	c := serverConfig{port: defaultServerPort, dataDir: defaultDataDir, connectTimeout: defaultConnectTimeout, logLevel: slog.LevelInfo}
+	c := serverConfig{port: defaultServerPort, dataDir: defaultDataDir, connectTimeout: defaultConnectTimeout, logLevel: slog.LevelInfo,
+		metricsRetention: server.DefaultMetricsRetention}
 	var errs []error
 	for _, ev := range serverVars {
 		v := strings.TrimSpace(getenv(ev.Name))

@@ -32,7 +32,13 @@ const (
 	TooManyRequests        Kind = "TooManyRequestsError"
 	Disabled               Kind = "DisabledError"
 	NotReady               Kind = "NotReadyError"
-	Internal               Kind = "InternalError"
+	// DatabaseUnavailable: the database does not answer; the answer
+	// carries Retry-After.
+	DatabaseUnavailable Kind = "DatabaseUnavailableError"
+	// InsufficientStorage: the database refused a write for lack of disk
+	// space.
+	InsufficientStorage Kind = "InsufficientStorageError"
+	Internal            Kind = "InternalError"
 )
 
 var statuses = map[Kind]int{
@@ -53,6 +59,8 @@ var statuses = map[Kind]int{
 	TooManyRequests:        http.StatusTooManyRequests,
 	Disabled:               http.StatusUnprocessableEntity,
 	NotReady:               http.StatusServiceUnavailable,
+	DatabaseUnavailable:    http.StatusServiceUnavailable,
+	InsufficientStorage:    http.StatusInsufficientStorage,
 	Internal:               http.StatusInternalServerError,
 }
 

@@ -229,3 +229,4 @@ func (s *server) admin(stmt string) error {
 	_, err = conn.Exec(ctx, stmt)
 	return err
 }
+

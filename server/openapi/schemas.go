@@ -135,7 +135,8 @@ func oaCommonSchemas(s map[string]*Schema) {
 		"message": oaString(),
 	}).req("message").closed()
 	s["Health"] = oaObject(oaProps{
-		"health": oaEnum("GOOD", "BAD").d("GOOD while the server can answer; `/ready` says BAD while the database does not answer."),
+		"health":  oaEnum("GOOD", "BAD").d("GOOD while the server can answer; `/ready` says BAD while the database does not answer or refuses writes for lack of disk space."),
+		"message": oaString().d("Why `/ready` says BAD: `database unreachable` or `writes failing: disk full`."),
 	}).req("health").closed()
 	s["Login"] = oaObject(oaProps{
 		"username": oaString().d("User name or e-mail address."),

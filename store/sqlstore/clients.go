@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"fmt"
+	"sort"
 
 	"github.com/signalbox/signalbox/internal/apierr"
 	"github.com/signalbox/signalbox/store"
@@ -69,7 +70,10 @@ func (t *tx) RegisterClientApplication(ctx context.Context, a store.ClientApplic
 
 func (t *tx) UpdateClientApplication(ctx context.Context, a store.ClientApplication) (store.ClientApplication, error) {
 	err := t.write(ctx, func() error {
-		res, err := t.exec(ctx, `UPDATE client_applications SET description = ?, url = ?, color = ?, icon = ? WHERE app_name = ?`,
+		// An application an administrator edited is theirs: retention no
+		// longer deletes it when its SDKs are gone.
+		res, err := t.exec(ctx, `UPDATE client_applications SET description = ?, url = ?, color = ?, icon = ?, created_by_sdk = FALSE
+			WHERE app_name = ?`,
 			a.Description, a.URL, a.Color, a.Icon, a.AppName)
 		return affected(res, err, clientAppSubject(a.AppName), nil)
 	})
@@ -121,5 +125,78 @@ func (t *tx) UpsertClientInstance(ctx context.Context, in store.ClientInstance) 
 			in.IntervalMillis, timeArg(in.CreatedAt), timeArg(in.LastSeen))
 		return adapt(err, fmt.Sprintf("instance %q of %s", in.InstanceID, clientAppSubject(in.AppName)),
 			apierr.New(apierr.NotFound, "%s is not registered", clientAppSubject(in.AppName)))
+	})
+}
+
+func (t *tx) RecordClientRegistrations(ctx context.Context, apps []store.ClientApplication, instances []store.ClientInstance) error {
+	now := t.now()
+	appRows := make(map[string][]any, len(apps))
+	for _, a := range apps {
+		seen := now
+		if a.SeenAt != nil {
+			seen = *a.SeenAt
+		}
+		if a.CreatedAt.IsZero() {
+			a.CreatedAt = now
+		}
+		appRows[a.AppName] = []any{a.AppName, a.Description, a.URL, a.Color, a.Icon, mustJSON(nonNil(a.Strategies)),
+			timeArg(a.CreatedAt), timeArg(seen), true}
+	}
+	type instanceKey struct{ app, id, env string }
+	instanceRows := make(map[instanceKey][]any, len(instances))
+	for _, in := range instances {
+		if in.LastSeen.IsZero() {
+			in.LastSeen = now
+		}
+		if in.CreatedAt.IsZero() {
+			in.CreatedAt = now
+		}
+		instanceRows[instanceKey{in.AppName, in.InstanceID, in.Environment}] = []any{in.AppName, in.InstanceID, in.Environment,
+			in.SDKVersion, in.ClientIP, timePtrArg(in.Started), in.IntervalMillis, timeArg(in.CreatedAt), timeArg(in.LastSeen)}
+	}
+	// Rows in key order, so that concurrent writers lock them in one order.
+	names := make([]string, 0, len(appRows))
+	for name := range appRows {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	rows := make([][]any, 0, len(names))
+	for _, name := range names {
+		rows = append(rows, appRows[name])
+	}
+	keys := make([]instanceKey, 0, len(instanceRows))
+	for k := range instanceRows {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		a, b := keys[i], keys[j]
+		if a.app != b.app {
+			return a.app < b.app
+		}
+		if a.id != b.id {
+			return a.id < b.id
+		}
+		return a.env < b.env
+	})
+	irows := make([][]any, 0, len(keys))
+	for _, k := range keys {
+		irows = append(irows, instanceRows[k])
+	}
+	return t.guard(ctx, func() error {
+		// What an administrator typed in wins over what SDKs send.
+		err := t.insertRows(ctx, `client_applications (`+clientAppCols+`, created_by_sdk)`,
+			`ON CONFLICT (app_name) DO UPDATE SET strategies = excluded.strategies, seen_at = excluded.seen_at,
+				description = CASE WHEN client_applications.description = '' THEN excluded.description ELSE client_applications.description END,
+				url = CASE WHEN client_applications.url = '' THEN excluded.url ELSE client_applications.url END,
+				color = CASE WHEN client_applications.color = '' THEN excluded.color ELSE client_applications.color END,
+				icon = CASE WHEN client_applications.icon = '' THEN excluded.icon ELSE client_applications.icon END`, rows)
+		if err != nil {
+			return adapt(err, "client applications", nil)
+		}
+		err = t.insertRows(ctx, `client_instances (`+clientInstanceCols+`)`,
+			`ON CONFLICT (app_name, instance_id, environment) DO UPDATE SET sdk_version = excluded.sdk_version,
+				client_ip = excluded.client_ip, started = excluded.started, interval_ms = excluded.interval_ms,
+				last_seen = excluded.last_seen`, irows)
+		return adapt(err, "client instances", apierr.New(apierr.NotFound, "a client instance names an application that is not registered"))
 	})
 }

@@ -2,7 +2,6 @@ package sqlstore
 
 import (
 	"context"
-	"fmt"
 	"sort"
 	"strings"
 	"time"
@@ -18,41 +17,77 @@ func (t *tx) AddClientMetrics(ctx context.Context, ms []store.ClientMetric) erro
 	if len(ms) == 0 {
 		return nil
 	}
+	counts, variants := metricRows(ms, func(m store.ClientMetric) time.Time { return utc(m.Hour).Truncate(time.Hour) })
 	return t.guard(ctx, func() error {
-		counts, err := t.tx.PrepareContext(ctx, t.d.rebind(`INSERT INTO client_metrics
-			(feature_name, app_name, environment, hour_start, yes_count, no_count) VALUES (?, ?, ?, ?, ?, ?)
-			ON CONFLICT (feature_name, app_name, environment, hour_start) DO UPDATE SET
-				yes_count = client_metrics.yes_count + excluded.yes_count,
-				no_count = client_metrics.no_count + excluded.no_count`))
-		if err != nil {
-			return fmt.Errorf("adding client metrics: %w", err)
-		}
-		defer counts.Close()
-		variants, err := t.tx.PrepareContext(ctx, t.d.rebind(`INSERT INTO client_metrics_variants
-			(feature_name, app_name, environment, hour_start, variant, hits) VALUES (?, ?, ?, ?, ?, ?)
-			ON CONFLICT (feature_name, app_name, environment, hour_start, variant) DO UPDATE SET
-				hits = client_metrics_variants.hits + excluded.hits`))
-		if err != nil {
-			return fmt.Errorf("adding client metrics: %w", err)
-		}
-		defer variants.Close()
-		for _, m := range ms {
-			hour := timeArg(utc(m.Hour).Truncate(time.Hour))
-			if _, err := counts.ExecContext(ctx, m.Feature, m.AppName, m.Environment, hour, m.Yes, m.No); err != nil {
-				return adapt(err, fmt.Sprintf("metrics of feature %q", m.Feature), nil)
-			}
-			for name, n := range m.Variants {
-				if _, err := variants.ExecContext(ctx, m.Feature, m.AppName, m.Environment, hour, name, n); err != nil {
-					return adapt(err, fmt.Sprintf("metrics of feature %q", m.Feature), nil)
-				}
-			}
-		}
-		return nil
+		return t.addMetricRows(ctx, "client_metrics", "client_metrics_variants", "hour_start", counts, variants)
 	})
 }
 
+// metricRows merges ms by key (period gives each its hour or day) and
+// returns the rows of the counts and variants tables in key order: a
+// multi-row upsert may not touch one row twice, and concurrent writers
+// that lock rows in one order cannot deadlock each other.
+func metricRows(ms []store.ClientMetric, period func(store.ClientMetric) time.Time) (counts, variants [][]any) {
+	type total struct {
+		at       time.Time
+		yes, no  int64
+		variants map[string]int64
+	}
+	merged := make(map[metricKey]*total, len(ms))
+	keys := make([]metricKey, 0, len(ms))
+	for _, m := range ms {
+		at := period(m)
+		k := metricKey{m.Feature, m.AppName, m.Environment, at.UnixMicro()}
+		cur := merged[k]
+		if cur == nil {
+			cur = &total{at: at}
+			merged[k] = cur
+			keys = append(keys, k)
+		}
+		cur.yes += m.Yes
+		cur.no += m.No
+		for name, n := range m.Variants {
+			if cur.variants == nil {
+				cur.variants = map[string]int64{}
+			}
+			cur.variants[name] += n
+		}
+	}
+	sort.Slice(keys, func(i, j int) bool { return keys[i].less(keys[j]) })
+	counts = make([][]any, 0, len(keys))
+	for _, k := range keys {
+		c := merged[k]
+		counts = append(counts, []any{k.feature, k.app, k.env, timeArg(c.at), c.yes, c.no})
+		names := make([]string, 0, len(c.variants))
+		for name := range c.variants {
+			names = append(names, name)
+		}
+		sort.Strings(names)
+		for _, name := range names {
+			variants = append(variants, []any{k.feature, k.app, k.env, timeArg(c.at), name, c.variants[name]})
+		}
+	}
+	return counts, variants
+}
+
+// addMetricRows adds rows made by metricRows into a counts table and its
+// variants table, whose period column is col.
+func (t *tx) addMetricRows(ctx context.Context, table, variantTable, col string, counts, variants [][]any) error {
+	err := t.insertRows(ctx, table+` (feature_name, app_name, environment, `+col+`, yes_count, no_count)`,
+		`ON CONFLICT (feature_name, app_name, environment, `+col+`) DO UPDATE SET
+			yes_count = `+table+`.yes_count + excluded.yes_count,
+			no_count = `+table+`.no_count + excluded.no_count`, counts)
+	if err != nil {
+		return adapt(err, "client metrics", nil)
+	}
+	err = t.insertRows(ctx, variantTable+` (feature_name, app_name, environment, `+col+`, variant, hits)`,
+		`ON CONFLICT (feature_name, app_name, environment, `+col+`, variant) DO UPDATE SET
+			hits = `+variantTable+`.hits + excluded.hits`, variants)
+	return adapt(err, "client metrics", nil)
+}
+
 // metricsWhere builds the condition of f for either metrics table.
-func metricsWhere(f store.ClientMetricsFilter) (string, []any) {
+func metricsWhere(f store.ClientMetricsFilter, col string, since time.Time) (string, []any) {
 	var where []string
 	var args []any
 	for _, c := range []struct{ col, val string }{
@@ -62,8 +97,8 @@ func metricsWhere(f store.ClientMetricsFilter) (string, []any) {
 			where, args = append(where, c.col+" = ?"), append(args, c.val)
 		}
 	}
-	if !f.Since.IsZero() {
-		where, args = append(where, "hour_start >= ?"), append(args, timeArg(f.Since))
+	if !since.IsZero() {
+		where, args = append(where, col+" >= ?"), append(args, timeArg(since))
 	}
 	if len(where) == 0 {
 		return "", nil
@@ -76,10 +111,38 @@ type metricKey struct {
 	hour              int64
 }
 
+func (a metricKey) less(b metricKey) bool {
+	switch {
+	case a.feature != b.feature:
+		return a.feature < b.feature
+	case a.app != b.app:
+		return a.app < b.app
+	case a.env != b.env:
+		return a.env < b.env
+	}
+	return a.hour < b.hour
+}
+
 func (t *tx) ListClientMetrics(ctx context.Context, f store.ClientMetricsFilter) ([]store.ClientMetric, error) {
-	cond, args := metricsWhere(f)
-	rows, err := t.query(ctx, `SELECT feature_name, app_name, environment, hour_start, yes_count, no_count
-		FROM client_metrics`+cond, args...)
+	return t.listMetrics(ctx, "client_metrics", "client_metrics_variants", "hour_start", f, f.Since)
+}
+
+func (t *tx) ListClientMetricsDaily(ctx context.Context, f store.ClientMetricsFilter) ([]store.ClientMetric, error) {
+	since := f.Since
+	if !since.IsZero() {
+		since = utc(since).Truncate(day)
+	}
+	return t.listMetrics(ctx, "client_metrics_daily", "client_metrics_daily_variants", "day_start", f, since)
+}
+
+// day is one UTC day: Truncate(day) gives its start, as Unix time counts
+// no leap seconds.
+const day = 24 * time.Hour
+
+func (t *tx) listMetrics(ctx context.Context, table, variantTable, col string, f store.ClientMetricsFilter, since time.Time) ([]store.ClientMetric, error) {
+	cond, args := metricsWhere(f, col, since)
+	rows, err := t.query(ctx, `SELECT feature_name, app_name, environment, `+col+`, yes_count, no_count
+		FROM `+table+cond, args...)
 	list, err := collect(rows, err, func(r scanner) (store.ClientMetric, error) {
 		var m store.ClientMetric
 		err := r.Scan(&m.Feature, &m.AppName, &m.Environment, timeCol{&m.Hour}, &m.Yes, &m.No)
@@ -93,8 +156,8 @@ func (t *tx) ListClientMetrics(ctx context.Context, f store.ClientMetricsFilter)
 	for i, m := range list {
 		index[metricKey{m.Feature, m.AppName, m.Environment, m.Hour.Unix()}] = i
 	}
-	rows, err = t.query(ctx, `SELECT feature_name, app_name, environment, hour_start, variant, hits
-		FROM client_metrics_variants`+cond, args...)
+	rows, err = t.query(ctx, `SELECT feature_name, app_name, environment, `+col+`, variant, hits
+		FROM `+variantTable+cond, args...)
 	if err != nil {
 		return nil, err
 	}

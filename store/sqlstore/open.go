@@ -46,7 +46,7 @@ func Open(ctx context.Context, dbURL string) (*Store, error) {
 	}
 	if err := migrate(ctx, s.wdb, d); err != nil {
 		s.Close()
-		return nil, err
+		return nil, s.classified(err)
 	}
 	return s, nil
 }
@@ -118,7 +118,7 @@ func openSQLite(ctx context.Context, path string) (*Store, error) {
 	// The write connection goes first: it switches the file to WAL mode.
 	if err := wdb.PingContext(ctx); err != nil {
 		wdb.Close()
-		return nil, fmt.Errorf("sqlstore: opening SQLite database %s: %w", path, err)
+		return nil, classifiedAt("SQLite file "+path, fmt.Errorf("sqlstore: opening SQLite database %s: %w", path, err))
 	}
 	rdb, err := sql.Open("sqlite", sqliteDSN(path, false))
 	if err != nil {
@@ -128,7 +128,7 @@ func openSQLite(ctx context.Context, path string) (*Store, error) {
 	n := max(4, runtime.GOMAXPROCS(0))
 	rdb.SetMaxOpenConns(n)
 	rdb.SetMaxIdleConns(n)
-	return newStore(sqliteDialect, rdb, wdb), nil
+	return newStore(sqliteDialect, rdb, wdb, "SQLite file "+path), nil
 }
 
 func openPostgres(ctx context.Context, dbURL string) (*Store, error) {
@@ -152,7 +152,7 @@ func openPostgres(ctx context.Context, dbURL string) (*Store, error) {
 		db.Close()
 		return nil, &unreachableError{where: where, err: conciseError{err}}
 	}
-	s := newStore(postgresDialect, db, db)
+	s := newStore(postgresDialect, db, db, "PostgreSQL at "+where)
 	s.notify.config = cfg
 	return s, nil
 }

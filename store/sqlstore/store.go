@@ -31,17 +31,24 @@ type Store struct {
 	// notify announces committed revisions to other processes
 	// (PostgreSQL only; see notify.go).
 	notify notifier
+	// where names the database in errors, without a password.
+	where string
 }
 
-func newStore(d *dialect, db, wdb *sql.DB) *Store {
-	return &Store{d: d, db: db, wdb: wdb, writer: make(chan struct{}, 1)}
+func newStore(d *dialect, db, wdb *sql.DB, where string) *Store {
+	return &Store{d: d, db: db, wdb: wdb, writer: make(chan struct{}, 1), where: where}
 }
 
 // Dialect returns "sqlite" or "postgres".
 func (s *Store) Dialect() string { return s.d.name }
 
-// View implements store.Store.
+// View implements store.Store. Errors of the database itself are
+// *store.DatabaseError (see classified), as for every method of Store.
 func (s *Store) View(ctx context.Context, fn func(store.Reader) error) error {
+	return s.classified(s.view(ctx, fn))
+}
+
+func (s *Store) view(ctx context.Context, fn func(store.Reader) error) error {
 	sqlTx, err := s.db.BeginTx(ctx, s.d.readTx)
 	if err != nil {
 		return fmt.Errorf("sqlstore: begin read: %w", err)
@@ -54,6 +61,10 @@ func (s *Store) View(ctx context.Context, fn func(store.Reader) error) error {
 
 // Update implements store.Store.
 func (s *Store) Update(ctx context.Context, fn func(store.Tx) error) error {
+	return s.classified(s.update(ctx, fn))
+}
+
+func (s *Store) update(ctx context.Context, fn func(store.Tx) error) error {
 	select {
 	case s.writer <- struct{}{}:
 		defer func() { <-s.writer }()
@@ -96,7 +107,7 @@ func (s *Store) Update(ctx context.Context, fn func(store.Tx) error) error {
 func (s *Store) Revision(ctx context.Context) (int64, error) {
 	var rev int64
 	if err := s.db.QueryRowContext(ctx, revisionQuery).Scan(&rev); err != nil {
-		return 0, fmt.Errorf("sqlstore: revision: %w", err)
+		return 0, s.classified(fmt.Errorf("sqlstore: revision: %w", err))
 	}
 	return rev, nil
 }

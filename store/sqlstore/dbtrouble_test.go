@@ -1,0 +1,147 @@
+package sqlstore_test
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/signalbox/signalbox/internal/pgtest"
+	"github.com/signalbox/signalbox/store"
+	"github.com/signalbox/signalbox/store/sqlstore"
+)
+
+// tinyDisk mounts a 1 MiB tmpfs for t and returns its directory. It needs
+// root: elsewhere it skips, except under CI, where it fails instead.
+func tinyDisk(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	if os.Geteuid() != 0 {
+		if os.Getenv("CI") != "" {
+			t.Fatal("mounting a small filesystem needs root, and CI is set: this test must run in CI")
+		}
+		t.Skip("mounting a small filesystem needs root")
+	}
+	if err := syscall.Mount("tmpfs", dir, "tmpfs", 0, "size=1m"); err != nil {
+		t.Fatalf("mounting a 1 MiB tmpfs: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := syscall.Unmount(dir, 0); err != nil {
+			t.Errorf("unmounting the tmpfs: %v", err)
+		}
+	})
+	return dir
+}
+
+// fill writes a file into dir until the filesystem is full.
+func fill(t *testing.T, dir string) {
+	t.Helper()
+	f, err := os.Create(filepath.Join(dir, "filler"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	block := make([]byte, 4096)
+	for {
+		if _, err := f.Write(block); err != nil {
+			if !errors.Is(err, syscall.ENOSPC) {
+				t.Fatalf("filling the disk: %v", err)
+			}
+			return
+		}
+	}
+}
+
+// A SQLite database whose disk fills up refuses writes with ErrDiskFull
+// naming the file, keeps what it had and still reads; a start on a full
+// disk says the disk is full.
+func TestSQLiteDiskFull(t *testing.T) {
+	dir := tinyDisk(t)
+	path := filepath.Join(dir, "signalbox.db")
+	s, err := sqlstore.Open(t.Context(), "sqlite:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	big := strings.Repeat("x", 64*1024)
+	var writeErr error
+	for i := range 100 {
+		writeErr = s.Update(t.Context(), func(tx store.Tx) error {
+			_, err := tx.CreateProject(t.Context(), store.Project{ID: "p" + string(rune('a'+i%26)) + strings.Repeat("z", i/26), Name: "P", Description: big})
+			if err != nil {
+				return err
+			}
+			_, err = tx.AppendEvent(t.Context(), store.Event{Type: "project-created", CreatedBy: "test"})
+			return err
+		})
+		if writeErr != nil {
+			break
+		}
+	}
+	if !errors.Is(writeErr, store.ErrDiskFull) {
+		t.Fatalf("write on a full disk: %v, want ErrDiskFull", writeErr)
+	}
+	var de *store.DatabaseError
+	if !errors.As(writeErr, &de) || de.Engine != "SQLite" || !strings.Contains(de.Database, path) {
+		t.Errorf("the error does not name the database: %+v", de)
+	}
+	if err := s.View(t.Context(), func(r store.Reader) error {
+		_, err := r.ListProjects(t.Context())
+		return err
+	}); err != nil {
+		t.Errorf("reads on a full disk: %v", err)
+	}
+	// Operational writes are classified the same way.
+	opErr := s.Operate(t.Context(), func(op store.Op) error {
+		var ms []store.ClientMetric
+		for i := range 20000 {
+			ms = append(ms, store.ClientMetric{Feature: big[:200] + string(rune(i)), AppName: "a", Environment: "e", Yes: 1})
+		}
+		return op.AddClientMetrics(t.Context(), ms)
+	})
+	if !errors.Is(opErr, store.ErrDiskFull) {
+		t.Errorf("operational write on a full disk: %v, want ErrDiskFull", opErr)
+	}
+
+	// A new database on the full disk.
+	fill(t, dir)
+	_, err = sqlstore.Open(t.Context(), "sqlite:"+filepath.Join(dir, "other.db"))
+	if !errors.Is(err, store.ErrDiskFull) || !strings.Contains(err.Error(), "disk is full") {
+		t.Errorf("opening on a full disk: %v, want an error saying the disk is full", err)
+	}
+}
+
+// A PostgreSQL server that stops makes every method fail with
+// ErrUnavailable naming the database.
+func TestPostgresStoppedIsUnavailable(t *testing.T) {
+	db := pgtest.StartStoppable(t)
+	url, stop := db.URL, func() { db.Stop(t) }
+	s, err := sqlstore.Open(t.Context(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	stop()
+	checks := map[string]error{
+		"View": s.View(t.Context(), func(r store.Reader) error {
+			_, err := r.ListProjects(t.Context())
+			return err
+		}),
+		"Update": s.Update(t.Context(), func(tx store.Tx) error {
+			_, err := tx.AppendEvent(t.Context(), store.Event{Type: "test", CreatedBy: "test"})
+			return err
+		}),
+		"Operate": s.Operate(t.Context(), func(op store.Op) error {
+			return op.AddClientMetrics(t.Context(), []store.ClientMetric{{Feature: "f", AppName: "a", Environment: "e", Yes: 1}})
+		}),
+	}
+	_, checks["Revision"] = s.Revision(t.Context())
+	for name, err := range checks {
+		var de *store.DatabaseError
+		if !errors.Is(err, store.ErrUnavailable) || !errors.As(err, &de) || de.Engine != "PostgreSQL" {
+			t.Errorf("%s with the server stopped: %v, want ErrUnavailable naming PostgreSQL", name, err)
+		}
+	}
+}
