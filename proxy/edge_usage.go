@@ -23,7 +23,8 @@ const (
 	maxAppRegs       = 1000   // registrations (application and instance)
 	maxRegStrategies = 100    // strategies in one registration
 	maxReportedCount = 10_000_000_000
-	maxBulkRows      = 2000 // metrics rows in one upload request
+	maxBulkRows      = 2000    // metrics rows in one upload request
+	maxBulkBytes     = 1 << 20 // about the most JSON in one upload request
 )
 
 // appKey names an application in one environment.
@@ -81,12 +82,15 @@ func (a *appUsage) drop() {
 // validLabel is the upstream's rule for a name an SDK reports.
 func validLabel(s string) bool { return len(s) <= maxNameLen && strings.IndexByte(s, 0) < 0 }
 
+// validApp is the upstream's rule for an application name.
+func validApp(s string) bool { return strings.TrimSpace(s) != "" && validLabel(s) }
+
 // addBucket counts a bucket that application app reported in env. It
 // reports false, counting nothing, when app is new and the set of
 // applications is full, or app or env is not a valid label: the caller
 // then counts the bucket under the node's own name.
 func (a *appUsage) addBucket(app, env string, b clientapi.MetricsBucket, known func(string) bool) bool {
-	if app == "" || !validLabel(app) || !validLabel(env) {
+	if !validApp(app) || !validLabel(env) {
 		return false
 	}
 	a.mu.Lock()
@@ -155,7 +159,7 @@ func satAdd(x, y int64) int64 {
 // false when the registration is not kept: invalid labels, or the set is
 // full.
 func (a *appUsage) register(reg clientapi.Registration) bool {
-	if reg.AppName == "" || !validLabel(reg.AppName) || !validLabel(reg.InstanceID) || !validLabel(reg.SDKVersion) ||
+	if !validApp(reg.AppName) || !validLabel(reg.InstanceID) || !validLabel(reg.SDKVersion) ||
 		!validLabel(reg.Environment) || !validLabel(reg.ConnectionID) || !validLabel(reg.PlatformName) ||
 		!validLabel(reg.PlatformVersion) || !validLabel(reg.YggdrasilVersion) || !validLabel(reg.SpecVersion) {
 		a.mu.Lock()
@@ -277,4 +281,47 @@ func bucketRows(buckets []clientapi.MetricsBucket, app, env string) []bulkMetric
 		}
 	}
 	return rows
+}
+
+// rowSize and regSize estimate the JSON size of a row and a registration,
+// so that one upload request stays well below the upstream's body limit.
+func rowSize(m *bulkMetric) int {
+	n := 160 + len(m.FeatureName) + len(m.AppName) + len(m.Environment)
+	for v := range m.Variants {
+		n += len(v) + 24
+	}
+	return n
+}
+
+func regSize(r *clientapi.Registration) int {
+	n := 400 + len(r.AppName) + len(r.InstanceID) + len(r.ConnectionID) + len(r.SDKVersion) + len(r.Environment) +
+		len(r.PlatformName) + len(r.PlatformVersion) + len(r.YggdrasilVersion) + len(r.SpecVersion)
+	for _, s := range r.Strategies {
+		n += len(s) + 3
+	}
+	return n
+}
+
+// nextChunk is how many registrations and rows go in the next upload
+// request: at most maxBulkRows of each and about maxBulkBytes in all, and
+// at least one item whenever any is left.
+func nextChunk(regs []clientapi.Registration, rows []bulkMetric) (nr, n int) {
+	size := 0
+	for nr < len(regs) && nr < maxBulkRows {
+		sz := regSize(&regs[nr])
+		if nr > 0 && size+sz > maxBulkBytes {
+			return nr, 0
+		}
+		size += sz
+		nr++
+	}
+	for n < len(rows) && n < maxBulkRows {
+		sz := rowSize(&rows[n])
+		if nr+n > 0 && size+sz > maxBulkBytes {
+			break
+		}
+		size += sz
+		n++
+	}
+	return nr, n
 }

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -283,5 +284,47 @@ func TestEdgeUploadsPerApplication(t *testing.T) {
 		if !apps[app] {
 			t.Errorf("%s is not registered upstream (%v)", app, apps)
 		}
+	}
+}
+
+// Upload requests stay below the upstream's body limit (2 MiB on the
+// server) whatever the rows hold, and carry every row once.
+func TestBulkChunks(t *testing.T) {
+	variants := map[string]int64{}
+	for i := range maxVariantNames {
+		variants[fmt.Sprintf("%0200d", i)] = maxReportedCount
+	}
+	var rows []bulkMetric
+	for i := range 3000 {
+		rows = append(rows, bulkMetric{FeatureName: strings.Repeat("f", 190) + fmt.Sprint(i), AppName: strings.Repeat("a", maxNameLen),
+			Environment: strings.Repeat("e", maxNameLen), Timestamp: time.Now(), Yes: maxReportedCount, No: maxReportedCount, Variants: variants})
+	}
+	rows = append(rows, bulkMetric{FeatureName: "small", AppName: "a", Environment: "e"})
+	var regs []clientapi.Registration
+	for i := range 3000 {
+		regs = append(regs, clientapi.Registration{AppName: strings.Repeat("a", maxNameLen), InstanceID: fmt.Sprintf("%0200d", i),
+			SDKVersion: strings.Repeat("s", maxNameLen), Environment: strings.Repeat("e", maxNameLen),
+			Strategies: slices.Repeat([]string{strings.Repeat("x", maxNameLen)}, maxRegStrategies)})
+	}
+	seenRows, seenRegs, requests := 0, 0, 0
+	for len(regs) > 0 || len(rows) > 0 {
+		nr, n := nextChunk(regs, rows)
+		if nr+n == 0 {
+			t.Fatal("an empty chunk")
+		}
+		body, _ := json.Marshal(bulkReport{Applications: regs[:nr], Metrics: rows[:n]})
+		if len(body) > 2<<20 || nr > maxBulkRows || n > maxBulkRows {
+			t.Fatalf("a request of %d bytes, %d registrations, %d rows", len(body), nr, n)
+		}
+		seenRegs, seenRows, requests = seenRegs+nr, seenRows+n, requests+1
+		regs, rows = regs[nr:], rows[n:]
+	}
+	if seenRegs != 3000 || seenRows != 3001 || requests < 2 {
+		t.Errorf("%d registrations and %d rows in %d requests", seenRegs, seenRows, requests)
+	}
+	a := newAppUsage("production", time.Now, nil)
+	if a.addBucket("  ", "production", oneFlag("f", 1, 0), func(string) bool { return true }) ||
+		a.register(clientapi.Registration{AppName: " "}) {
+		t.Error("a blank application name was kept")
 	}
 }

@@ -333,8 +333,7 @@ func (p *Proxy) sendBulk(ctx context.Context, link *linkState) {
 	self.Environment = p.apps.env
 	regs = append([]clientapi.Registration{self}, regs...)
 	for len(regs) > 0 || len(rows) > 0 {
-		n := min(len(rows), maxBulkRows)
-		nr := min(len(regs), maxBulkRows)
+		nr, n := nextChunk(regs, rows)
 		err := p.up.postBulk(ctx, bulkReport{Applications: regs[:nr], Metrics: rows[:n]})
 		switch {
 		case err == nil:
