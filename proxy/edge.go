@@ -61,6 +61,10 @@ type Edge struct {
 	ready  chan struct{}         // closed when Run starts
 
 	validations *prometheus.CounterVec
+	// sdkOwnName and sdkDropped count SDK metric reports counted under the
+	// node's own name (a scope's applications are full) and counts dropped
+	// by the bounds of per-application usage.
+	sdkOwnName, sdkDropped prometheus.Counter
 	// bootstrapStamp tells whether the offline bootstrap file changed.
 	bootstrapStamp string
 	oas            *oasDoc // nil unless EnableOAS
@@ -140,7 +144,16 @@ func NewEdge(cfg EdgeConfig) (*Edge, error) {
 		Name: "signalbox_edge_token_validations_total",
 		Help: "Tokens looked up for SDK requests, by result (valid, unknown, cached_unknown, rate_limited, failed).",
 	}, []string{"result"})
+	e.sdkOwnName = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "signalbox_edge_sdk_metrics_own_name_total",
+		Help: "SDK metric reports counted under the node's own application name: the scope held as many applications as it may, or the report's labels were invalid.",
+	})
+	e.sdkDropped = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "signalbox_edge_sdk_metrics_dropped_total",
+		Help: "SDK flag counts and registrations dropped by the bounds of per-application usage.",
+	})
 	e.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), e.validations,
+		e.sdkOwnName, e.sdkDropped,
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "signalbox_edge_tokens", Help: "Tokens being served."},
 			func() float64 { return float64(len(*e.view.Load())) }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "signalbox_edge_unknown_tokens_cached", Help: "Refused tokens remembered so they are not asked about again."},
@@ -455,7 +468,7 @@ func (e *Edge) narrowed(parent *edgeScope, t edgeToken) *edgeScope {
 	if err != nil {
 		panic("edge: narrowed scope configuration: " + err.Error())
 	}
-	p.usage, p.regs = parent.p.usage, parent.p.regs
+	p.usage, p.regs, p.apps, p.ownName = parent.p.usage, parent.p.regs, parent.p.apps, parent.p.ownName
 	c.p = p
 	if parent.last != nil {
 		p.install(onlyProjects(parent.last, info.Projects), parent.lastSource)
@@ -481,6 +494,8 @@ func (e *Edge) newScope(t edgeToken) *edgeScope {
 		panic("edge: scope configuration: " + err.Error())
 	}
 	p.installed = sc.installed
+	p.apps = newAppUsage(t.Environment, time.Now, e.sdkDropped)
+	p.ownName = e.sdkOwnName
 	sc.p = p
 	if e.runCtx != nil {
 		e.startScope(sc)

@@ -14,6 +14,9 @@ type bulkMetrics struct {
 	Applications []clientapi.Registration `json:"applications"`
 	Metrics      []struct {
 		FeatureName string           `json:"featureName"`
+		AppName     string           `json:"appName"`
+		Environment string           `json:"environment"`
+		Timestamp   *time.Time       `json:"timestamp"`
 		Yes         int64            `json:"yes"`
 		No          int64            `json:"no"`
 		Variants    map[string]int64 `json:"variants"`
@@ -24,8 +27,10 @@ type bulkMetrics struct {
 const maxBulkItems = 10000
 
 // serveBulk takes a downstream node's report into the scope's usage, which
-// the scope uploads with its own; names outside the scope are bounded as
-// the proxy bounds those of browser SDKs.
+// the scope uploads with its own, once: each row keeps its application and
+// environment (the scope's when it names none), within the bounds of
+// per-application usage; rows without an application are counted under
+// the node's own name. Registrations are passed on as they came.
 func (e *Edge) serveBulk(w http.ResponseWriter, r *http.Request, sc *edgeScope) {
 	var body bulkMetrics
 	empty, rerr := decodeJSONBody(w, r, &body, 16*DefaultMaxBodyBytes)
@@ -36,23 +41,46 @@ func (e *Edge) serveBulk(w http.ResponseWriter, r *http.Request, sc *edgeScope) 
 		writeRequestError(w, rerr)
 		return
 	}
+	p := sc.p
 	for _, reg := range body.Applications {
-		sc.p.regs.add(reg)
+		p.apps.register(reg)
 	}
+	known := func(string) bool { return false }
+	if st := p.state.Load(); st != nil {
+		known = st.snap.Has
+	}
+	// One bucket per application and environment, as its SDK would send.
 	now := time.Now()
-	b := clientapi.MetricsBucket{Start: now, Stop: now, Toggles: map[string]clientapi.ToggleCount{}}
+	buckets := map[appKey]clientapi.MetricsBucket{}
 	for _, m := range body.Metrics {
 		if m.FeatureName == "" || m.Yes < 0 || m.No < 0 {
 			continue
 		}
+		k := appKey{m.AppName, m.Environment}
+		b, ok := buckets[k]
+		if !ok {
+			b = clientapi.MetricsBucket{Start: now, Stop: now, Toggles: map[string]clientapi.ToggleCount{}}
+		}
 		c := b.Toggles[m.FeatureName]
-		c.Add(clientapi.ToggleCount{Yes: m.Yes, No: m.No, Variants: m.Variants})
+		c.Yes, c.No = satAdd(c.Yes, m.Yes), satAdd(c.No, m.No)
+		for v, n := range m.Variants {
+			if n < 0 {
+				continue
+			}
+			if c.Variants == nil {
+				c.Variants = map[string]int64{}
+			}
+			c.Variants[v] = satAdd(c.Variants[v], n)
+		}
 		b.Toggles[m.FeatureName] = c
+		buckets[k] = b
 	}
-	known := func(string) bool { return false }
-	if st := sc.p.state.Load(); st != nil {
-		known = st.snap.Has
+	for k, b := range buckets {
+		if k.app == "" {
+			p.usage.addBucket(b, known)
+			continue
+		}
+		p.countReport(k.app, k.env, b, known)
 	}
-	sc.p.usage.addBucket(b, known)
 	w.WriteHeader(http.StatusAccepted)
 }

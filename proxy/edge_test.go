@@ -171,12 +171,26 @@ func TestEdgeOffline(t *testing.T) {
 	e.mu.Lock()
 	sc := e.scopes[edgeToken{Environment: "production", Projects: []string{"*"}}.scopeKey()]
 	e.mu.Unlock()
+	// It keeps its application and environment, and is not counted under
+	// the node's own name as well.
+	regs, rows := sc.p.apps.take()
 	var yes, no int64
-	for _, b := range sc.p.usage.take() {
-		yes, no = yes+b.Toggles["shop.flag"].Yes, no+b.Toggles["shop.flag"].No
+	for _, m := range rows {
+		if m.FeatureName == "shop.flag" && m.AppName == "down" && m.Environment == "production" {
+			yes, no = yes+m.Yes, no+m.No
+		}
+		if m.AppName != "down" {
+			t.Errorf("a row under another application: %+v", m)
+		}
 	}
-	if yes != 4 || no != 1 {
-		t.Errorf("usage after a bulk report: yes %d, no %d", yes, no)
+	if yes != 4 || no != 1 || len(rows) != 2 {
+		t.Errorf("usage after a bulk report: yes %d, no %d, rows %+v", yes, no, rows)
+	}
+	if len(regs) != 1 || regs[0].AppName != "down" || regs[0].InstanceID != "d1" {
+		t.Errorf("registrations after a bulk report: %+v", regs)
+	}
+	if own := sc.p.usage.take(); len(own) != 0 {
+		t.Errorf("the bulk report was counted under the node's name too: %+v", own)
 	}
 
 	// A new file is served once read; a broken one changes nothing.

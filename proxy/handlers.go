@@ -113,8 +113,26 @@ func (p *Proxy) clientMetrics(w http.ResponseWriter, r *http.Request) {
 	if st := p.state.Load(); st != nil {
 		known = st.snap.Has
 	}
-	p.usage.addBucket(b, known)
+	p.countReport(*body.AppName, "", b, known)
 	okText(w)
+}
+
+// countReport counts an SDK's report: per application when the proxy
+// serves an Edge scope (env "" is the scope's), else, as the reference
+// proxy does, under the proxy's own name.
+func (p *Proxy) countReport(app, env string, b clientapi.MetricsBucket, known func(string) bool) {
+	if p.apps != nil {
+		if env == "" {
+			env = p.apps.env
+		}
+		if p.apps.addBucket(app, env, b, known) {
+			return
+		}
+		if p.ownName != nil {
+			p.ownName.Inc()
+		}
+	}
+	p.usage.addBucket(b, known)
 }
 
 // acceptSDKPost decodes and validates what a browser SDK posts, then checks
@@ -149,7 +167,11 @@ func (p *Proxy) clientRegister(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	p.regs.add(reg)
+	if p.apps != nil {
+		p.apps.register(reg)
+	} else {
+		p.regs.add(reg)
+	}
 	okText(w)
 }
 

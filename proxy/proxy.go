@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/signalbox/signalbox/answer"
 	"github.com/signalbox/signalbox/clientapi"
@@ -29,6 +30,12 @@ type Proxy struct {
 	storage StorageProvider
 	usage   *usage
 	regs    *registrations
+	// apps, set for an Edge scope (before Run), counts SDK reports per
+	// application and environment; the scope then uploads bulk reports.
+	apps *appUsage
+	// ownName counts SDK reports that apps cannot hold under the node's
+	// own application name (nil outside Edge mode).
+	ownName prometheus.Counter
 	prom    *promMetrics
 	handler http.Handler
 	oas     *oasDoc // nil unless EnableOAS

@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/signalbox/signalbox/clientapi"
 )
 
 // flushTimeout bounds the final metrics upload when Run is stopped.
@@ -217,6 +219,10 @@ func (p *Proxy) registerSelf(ctx context.Context, link *linkState) bool {
 // for a reason that may pass are kept for the next round; a bucket that the
 // upstream refuses outright (4xx) is dropped, as resending cannot help.
 func (p *Proxy) sendMetrics(ctx context.Context, link *linkState) {
+	if p.apps != nil {
+		p.sendBulk(ctx, link)
+		return
+	}
 	p.forwardRegistrations(ctx)
 	buckets := p.usage.take()
 	for i, b := range buckets {
@@ -310,4 +316,42 @@ func errClass(err error) string {
 		return "network"
 	}
 	return "payload"
+}
+
+// sendBulk uploads, for an Edge scope, what it counted since the last
+// upload as bulk reports: the node's own counts under its own name, each
+// SDK's under the SDK's application and environment, and the SDK
+// registrations along with the node's own. Rows go in requests of at most
+// maxBulkRows; those that fail for a reason that may pass are counted
+// again for the next round, those the upstream refuses outright are
+// dropped.
+func (p *Proxy) sendBulk(ctx context.Context, link *linkState) {
+	own := p.usage.take()
+	regs, rows := p.apps.take()
+	rows = append(bucketRows(own, p.cfg.ServiceAppName, p.apps.env), rows...)
+	self := p.up.registration(p.strategies, p.started, p.cfg.MetricsInterval)
+	self.Environment = p.apps.env
+	regs = append([]clientapi.Registration{self}, regs...)
+	for len(regs) > 0 || len(rows) > 0 {
+		nr, n := nextChunk(regs, rows)
+		err := p.up.postBulk(ctx, bulkReport{Applications: regs[:nr], Metrics: rows[:n]})
+		switch {
+		case err == nil:
+			p.prom.metricsPosts.WithLabelValues("sent").Inc()
+			link.ok(p.log, "metrics reach the upstream again")
+		case !retryable(err):
+			p.prom.metricsPosts.WithLabelValues("dropped").Inc()
+			link.failed(p.log, "upstream refused a metrics report; dropped it", err)
+		default:
+			p.prom.metricsPosts.WithLabelValues("kept").Inc()
+			link.failed(p.log, "cannot send metrics; keeping them for the next try", err)
+			p.apps.giveBack(rows)
+			if len(regs) > 0 && regs[0].InstanceID == self.InstanceID && regs[0].AppName == self.AppName {
+				regs = regs[1:] // the node's own is sent afresh each time
+			}
+			p.apps.giveBackRegs(regs)
+			return
+		}
+		regs, rows = regs[nr:], rows[n:]
+	}
 }

@@ -32,6 +32,7 @@ type upstream struct {
 	featuresURL string
 	registerURL string
 	metricsURL  string
+	bulkURL     string
 	token       string
 	appName     string
 	instanceID  string
@@ -54,6 +55,7 @@ func newUpstream(c Config, connID string) *upstream {
 		featuresURL: featuresURL(c),
 		registerURL: c.ServiceURL + "/client/register",
 		metricsURL:  c.ServiceURL + "/client/metrics",
+		bulkURL:     c.ServiceURL + "/client/metrics/bulk",
 		token:       c.ServiceAPIToken,
 		appName:     c.ServiceAppName,
 		instanceID:  c.ServiceInstanceID,
@@ -245,6 +247,18 @@ func (u *upstream) postMetrics(ctx context.Context, b clientapi.MetricsBucket) e
 		PlatformVersion: runtime.Version(),
 		SpecVersion:     SpecVersion,
 	})
+}
+
+// postBulk sends a bulk report: the rows and registrations of many
+// applications, each under its own name.
+func (u *upstream) postBulk(ctx context.Context, rep bulkReport) error {
+	if rep.Applications == nil {
+		rep.Applications = []clientapi.Registration{}
+	}
+	if rep.Metrics == nil {
+		rep.Metrics = []bulkMetric{}
+	}
+	return u.post(ctx, u.bulkURL, rep)
 }
 
 func (u *upstream) post(ctx context.Context, target string, body any) error {

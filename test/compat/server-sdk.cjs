@@ -1,7 +1,8 @@
 // Runs the Node server SDK (unleash-client) against a Signalbox server and
 // prints, as one JSON document, isEnabled and getVariant for every flag and
 // context it is given. Input (env): URL (API base, e.g. http://127.0.0.1:4242/api),
-// TOKEN (client token), CASES (path of a JSON file {flags: [...], contexts: [...]}).
+// TOKEN (client token), CASES (path of a JSON file {flags: [...], contexts: [...]}),
+// APP_NAME (optional, the SDK's appName; compat-server-sdk by default).
 // It waits until its metrics were accepted, so the caller can check them.
 'use strict';
 const fs = require('fs');
@@ -17,7 +18,7 @@ function fail(msg) {
 
 const unleash = new Unleash({
   url: process.env.URL,
-  appName: 'compat-server-sdk',
+  appName: process.env.APP_NAME || 'compat-server-sdk',
   instanceId: 'compat-1',
   refreshInterval: 1000,
   metricsInterval: 500,

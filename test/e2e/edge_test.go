@@ -166,18 +166,18 @@ func TestEdge(t *testing.T) {
 			Enabled bool            `json:"enabled"`
 			Variant json.RawMessage `json:"variant"`
 		}
-		run := func(baseURL, token string) []result {
+		run := func(baseURL, token, app string) []result {
 			var got struct {
 				Results []result `json:"results"`
 			}
-			out := runNode(t, dir, "server-sdk.cjs", "URL="+baseURL+"/api", "TOKEN="+token, "CASES="+casesFile)
+			out := runNode(t, dir, "server-sdk.cjs", "URL="+baseURL+"/api", "TOKEN="+token, "CASES="+casesFile, "APP_NAME="+app)
 			if err := json.Unmarshal(out, &got); err != nil {
 				t.Fatalf("SDK output %s: %v", out, err)
 			}
 			return got.Results
 		}
-		for _, tok := range []string{clientToken, clWeb} {
-			fromEdge, fromServer := run(edge, tok), run(server, tok)
+		for i, tok := range []string{clientToken, clWeb} {
+			fromEdge, fromServer := run(edge, tok, "sdk-edge-"+itoa(i)), run(server, tok, "sdk-direct-"+itoa(i))
 			if len(fromEdge) != len(fromServer) || len(fromEdge) == 0 {
 				t.Fatalf("%d results from the node, %d from the server", len(fromEdge), len(fromServer))
 			}
@@ -196,6 +196,11 @@ func TestEdge(t *testing.T) {
 			if on == 0 {
 				t.Errorf("token %s: no flag was on for any context", strings.SplitN(tok, ".", 2)[0])
 			}
+		}
+		// The node uploads the SDK's evaluations under the SDK's own
+		// application: as many as the same SDK run reported directly.
+		for i := range 2 {
+			sameUsage(t, server, "sdk-edge-"+itoa(i), "sdk-direct-"+itoa(i))
 		}
 	})
 
@@ -277,6 +282,7 @@ func TestEdge(t *testing.T) {
 		}
 
 		before := serverUsage(t, server, "web.flag")
+		ownBefore := appUsage(t, server, "signalbox-edge", "web.flag")
 		now := time.Now().UTC()
 		st, body := call(t, "POST", second+"/api/client/metrics", clWeb, obj{"appName": "chain-app", "instanceId": "chain-1",
 			"bucket": obj{"start": now.Add(-time.Minute).Format(time.RFC3339), "stop": now.Format(time.RFC3339),
@@ -291,6 +297,44 @@ func TestEdge(t *testing.T) {
 		time.Sleep(2500 * time.Millisecond) // two more upload intervals: nothing may arrive twice
 		if got := serverUsage(t, server, "web.flag") - before; got != 9 {
 			t.Errorf("the server counted %v evaluations of web.flag through the chain, want 9", got)
+		}
+		// Under the application that reported them, not the nodes'.
+		if got := appUsage(t, server, "chain-app", "web.flag"); got != 9 {
+			t.Errorf("the server counted %v evaluations of web.flag for chain-app, want 9", got)
+		}
+		if got := appUsage(t, server, "signalbox-edge", "web.flag") - ownBefore; got != 0 {
+			t.Errorf("%v of chain-app's evaluations were counted under the nodes' name", got)
+		}
+
+		// The Node SDK behind two nodes: its counts, under its name, equal
+		// those of the same run sent to the server directly, and its
+		// registration reaches the server as the nodes' own do.
+		cases := map[string]any{"flags": append(names(flags), "web.flag"), "contexts": contexts(50, 7)}
+		casesFile := filepath.Join(t.TempDir(), "cases.json")
+		data, _ := json.Marshal(cases)
+		if err := os.WriteFile(casesFile, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		runNode(t, dir, "server-sdk.cjs", "URL="+second+"/api", "TOKEN="+clWeb, "CASES="+casesFile, "APP_NAME=sdk-chain")
+		runNode(t, dir, "server-sdk.cjs", "URL="+server+"/api", "TOKEN="+clWeb, "CASES="+casesFile, "APP_NAME=sdk-chain-direct")
+		sameUsage(t, server, "sdk-chain", "sdk-chain-direct")
+		apps := string(admin(t, server, "GET", "/api/admin/metrics/applications", nil))
+		for _, want := range []string{`"appName":"signalbox-edge"`, `"appName":"sdk-chain","sdkVersion":"unleash-node-sdk:`} {
+			if !strings.Contains(apps, want) {
+				t.Errorf("the server's applications lack %s: %s", want, apps)
+			}
+		}
+		// The stored hourly usage names the application too.
+		deadline = time.Now().Add(20 * time.Second)
+		for {
+			raw := string(admin(t, server, "GET", "/api/admin/client-metrics/features/web.flag/raw", nil))
+			if strings.Contains(raw, `"appName":"chain-app"`) && strings.Contains(raw, `"appName":"sdk-chain"`) {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the stored usage of web.flag lacks chain-app or sdk-chain: %s", raw)
+			}
+			time.Sleep(500 * time.Millisecond)
 		}
 	})
 
@@ -380,6 +424,35 @@ func serverUsage(t *testing.T, server, flag string) float64 {
 	return promSum(t, server+"/internal-backstage/prometheus", func(line string) bool {
 		return strings.HasPrefix(line, "feature_toggle_usage_total{") && strings.Contains(line, `toggle="`+flag+`"`)
 	})
+}
+
+// appUsage is the server's count of flag's evaluations reported by
+// application app (all flags when flag is "").
+func appUsage(t *testing.T, server, app, flag string) float64 {
+	t.Helper()
+	return promSum(t, server+"/internal-backstage/prometheus", func(line string) bool {
+		return strings.HasPrefix(line, "feature_toggle_usage_total{") && strings.Contains(line, `appName="`+app+`"`) &&
+			(flag == "" || strings.Contains(line, `toggle="`+flag+`"`))
+	})
+}
+
+// sameUsage waits until the server counted as many evaluations for app as
+// for want (which the same SDK run reported directly), and then that
+// nothing more arrives for app.
+func sameUsage(t *testing.T, server, app, want string) {
+	t.Helper()
+	n := appUsage(t, server, want, "")
+	if n == 0 {
+		t.Fatalf("the server counted nothing for %s", want)
+	}
+	deadline := time.Now().Add(15 * time.Second)
+	for appUsage(t, server, app, "") < n && time.Now().Before(deadline) {
+		time.Sleep(200 * time.Millisecond)
+	}
+	time.Sleep(2500 * time.Millisecond) // two more upload intervals: nothing may arrive twice
+	if got := appUsage(t, server, app, ""); got != n {
+		t.Errorf("the server counted %v evaluations for %s, want %v as for %s", got, app, n, want)
+	}
 }
 
 func promSum(t *testing.T, u string, match func(string) bool) float64 {
