@@ -135,8 +135,8 @@ func oaCommonSchemas(s map[string]*Schema) {
 		"message": oaString(),
 	}).req("message").closed()
 	s["Health"] = oaObject(oaProps{
-		"health":  oaEnum("GOOD", "BAD").d("GOOD while the server can answer; `/ready` says BAD while the database does not answer or refuses writes for lack of disk space."),
-		"message": oaString().d("Why `/ready` says BAD: `database unreachable` or `writes failing: disk full`."),
+		"health":  oaEnum("GOOD", "BAD").d("GOOD while the server can answer; `/ready` says BAD while the database does not answer."),
+		"message": oaString().d("Why `/ready` says BAD (`database unreachable`), or what fails while it says GOOD (`writes failing: disk full`: reads and SDKs are still served)."),
 	}).req("health").closed()
 	s["Login"] = oaObject(oaProps{
 		"username": oaString().d("User name or e-mail address."),
