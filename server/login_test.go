@@ -245,8 +245,11 @@ func TestLoginAttemptDoneOnce(t *testing.T) {
 
 // A spray of made-up names fills its own bounded table: it neither grows
 // memory without bound nor pushes out a real account's count.
+// The clock stands still, so that a slow machine's spray does not outlast
+// the account's wait.
 func TestLoginSprayKeepsAccountCounts(t *testing.T) {
-	l := newLoginLimiter(time.Now)
+	clock := &testClock{t: time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)}
+	l := newLoginLimiter(clock.now)
 	victim := accountKey(1)
 	for range accountLimit.free {
 		fail(t, l, victim, "192.0.2.1")
