@@ -23,6 +23,7 @@ import (
 
 	"github.com/signalbox/signalbox/answer"
 	"github.com/signalbox/signalbox/clientapi"
+	"github.com/signalbox/signalbox/internal/buildinfo"
 	"github.com/signalbox/signalbox/internal/httpx"
 )
 
@@ -133,7 +134,7 @@ func NewEdge(cfg EdgeConfig) (*Edge, error) {
 		Name: "signalbox_edge_token_validations_total",
 		Help: "Tokens looked up for SDK requests, by result (valid, unknown, cached_unknown, rate_limited, failed).",
 	}, []string{"result"})
-	e.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), e.validations,
+	e.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), e.validations, buildinfo.Gauge(),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "signalbox_edge_tokens", Help: "Tokens being served."},
 			func() float64 { return float64(len(*e.view.Load())) }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "signalbox_edge_unknown_tokens_cached", Help: "Refused tokens remembered so they are not asked about again."},
