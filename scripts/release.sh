@@ -48,6 +48,6 @@ export -f package
 # Two builds at a time: each compiles the whole program for its target.
 printf '%s\n' $TARGETS | xargs -P "$JOBS" -I{} bash -c 'package {}'
 rm -rf dist/.stage
-(cd dist && sha256sum -- *.tar.gz *.zip >checksums.txt)
+(cd dist && shopt -s nullglob && sha256sum -- *.tar.gz *.zip >checksums.txt)
 (cd dist && sha256sum -c --quiet checksums.txt)
 echo "dist/checksums.txt written"
