@@ -10,6 +10,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/signalbox/signalbox/internal/buildinfo"
 )
 
 // client reads an Unleash server's HTTP API. Network errors, 5xx answers and
@@ -99,6 +101,7 @@ func (c *client) once(ctx context.Context, u string) ([]byte, error) {
 	}
 	req.Header.Set("Authorization", c.token)
 	req.Header.Set("Accept", "application/json")
+	req.Header.Set("User-Agent", buildinfo.UserAgent("migrate"))
 	res, err := c.http.Do(req)
 	if err != nil {
 		return nil, err

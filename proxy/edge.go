@@ -23,6 +23,7 @@ import (
 
 	"github.com/signalbox/signalbox/answer"
 	"github.com/signalbox/signalbox/clientapi"
+	"github.com/signalbox/signalbox/internal/buildinfo"
 	"github.com/signalbox/signalbox/internal/httpx"
 )
 
@@ -152,7 +153,7 @@ func NewEdge(cfg EdgeConfig) (*Edge, error) {
 		Name: "signalbox_edge_sdk_metrics_dropped_total",
 		Help: "SDK flag counts and registrations dropped by the bounds of per-application usage.",
 	})
-	e.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), e.validations,
+	e.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), e.validations, buildinfo.Gauge(),
 		e.sdkOwnName, e.sdkDropped,
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "signalbox_edge_tokens", Help: "Tokens being served."},
 			func() float64 { return float64(len(*e.view.Load())) }),

@@ -49,7 +49,7 @@ func (e *Edge) validate(ctx context.Context, tokens []string) ([]edgeToken, erro
 		return nil, err
 	}
 	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("User-Agent", e.cfg.AppName)
+	req.Header.Set("User-Agent", userAgent(e.cfg.AppName, "edge"))
 	req.Header.Set("unleash-appname", e.cfg.AppName)
 	req.Header.Set("unleash-instanceid", e.cfg.InstanceID)
 	req.Header.Set("unleash-sdk", e.cfg.SDKVersion)

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/signalbox/signalbox/clientapi"
+	"github.com/signalbox/signalbox/internal/buildinfo"
 )
 
 // SpecVersion is the Unleash client specification the proxy implements; it
@@ -41,6 +42,15 @@ type upstream struct {
 	refreshMs   string
 	metricsMs   string
 	timeout     time.Duration
+	// userAgent is the appName, as the reference sends it, followed by
+	// the product and version of this build.
+	userAgent string
+}
+
+// userAgent names the app first (servers that read the app from the
+// User-Agent still find it) and then this build: "my-app signalbox-proxy/v1.2.3".
+func userAgent(appName, component string) string {
+	return appName + " " + buildinfo.UserAgent(component)
 }
 
 func newUpstream(c Config, connID string) *upstream {
@@ -58,6 +68,7 @@ func newUpstream(c Config, connID string) *upstream {
 		bulkURL:     c.ServiceURL + "/client/metrics/bulk",
 		token:       c.ServiceAPIToken,
 		appName:     c.ServiceAppName,
+		userAgent:   userAgent(c.ServiceAppName, "proxy"),
 		instanceID:  c.ServiceInstanceID,
 		connID:      connID,
 		sdk:         c.SDKVersion,
@@ -92,7 +103,7 @@ func featuresURL(c Config) string {
 // canonical form, so the headers go out exactly as the reference sends them.
 func (u *upstream) setHeaders(h http.Header, interval string) {
 	h["Authorization"] = []string{u.token}
-	h["User-Agent"] = []string{u.appName}
+	h["User-Agent"] = []string{u.userAgent}
 	h["unleash-appname"] = []string{u.appName}
 	h["UNLEASH-INSTANCEID"] = []string{u.instanceID}
 	h["unleash-sdk"] = []string{u.sdk}
@@ -180,7 +191,7 @@ func (u *upstream) fetchBootstrap(ctx context.Context, b ExpBootstrap) ([]byte, 
 		return nil, nil, err
 	}
 	req.Header.Set("Accept-Encoding", "gzip")
-	req.Header.Set("User-Agent", u.appName)
+	req.Header.Set("User-Agent", u.userAgent)
 	if b.Authorization != "" {
 		req.Header.Set("Authorization", b.Authorization)
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/signalbox/signalbox/clientapi"
 	"github.com/signalbox/signalbox/engine"
+	"github.com/signalbox/signalbox/internal/buildinfo"
 )
 
 // TestUpstreamRequests checks what a poll and the registration carry:
@@ -39,7 +40,7 @@ func TestUpstreamRequests(t *testing.T) {
 	}
 	want := map[string]string{
 		"Authorization":         testToken,
-		"User-Agent":            testAppName,
+		"User-Agent":            testAppName + " signalbox-proxy/" + buildinfo.Version(),
 		"Unleash-Appname":       testAppName,
 		"Unleash-Instanceid":    "instance-7",
 		"Unleash-Sdk":           "signalbox-proxy:dev",

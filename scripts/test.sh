@@ -4,7 +4,7 @@
 # tests over loopback) and a short run of every fuzz target.
 #
 # It installs nothing system-wide except what a test needs and is missing
-# (chromium, through apt-get when run as root): PostgreSQL is started by the tests themselves from the machine's binaries.
+# (chromium, podman and zip, through apt-get when run as root): PostgreSQL is started by the tests themselves from the machine's binaries.
 # With CI set, a test that cannot find what it needs fails instead of
 # skipping.
 set -euo pipefail
@@ -31,19 +31,6 @@ if ! command -v initdb >/dev/null 2>&1; then
 	echo "test.sh: PostgreSQL binaries missing: the PostgreSQL store tests will skip (they fail under CI)" >&2
 fi
 
-# The server's contract tests compare its answers with Unleash's OpenAPI
-# document, kept beside the checkout in shared/reference (not part of the
-# repository). They fail without it, as the engine's specification test does
-# without its data.
-ref=""
-for d in . .. ../.. ../../..; do
-	[ -f "$d/shared/reference/unleash-server-8.2-openapi.json" ] && ref="$d" && break
-done
-if [ -z "$ref" ]; then
-	echo "test.sh: shared/reference/unleash-server-8.2-openapi.json is missing beside the checkout; the contract tests need it" >&2
-	exit 1
-fi
-
 # The compatibility tests drive real Unleash clients from npm (versions
 # pinned in test/compat/package-lock.json).
 if command -v npm >/dev/null 2>&1; then
@@ -57,6 +44,34 @@ elif [ -n "${CI:-}" ]; then
 	echo "test.sh: node and npm are needed for the compatibility tests" >&2
 	exit 1
 fi
+
+# The server's contract tests compare its answers with Unleash's OpenAPI
+# document: what the open-source unleash-server 8.2.0 (pinned in
+# test/unleash) serves at /docs/openapi.json. A copy beside the checkout
+# (shared/reference) or in the cache is used when present; otherwise the
+# pinned server is started once on a throwaway PostgreSQL to serve it, and
+# the copy is cached. The tests read it from SIGNALBOX_UNLEASH_OPENAPI.
+if [ -z "${SIGNALBOX_UNLEASH_OPENAPI:-}" ]; then
+	for d in . .. ../.. ../../..; do
+		if [ -f "$d/shared/reference/unleash-server-8.2-openapi.json" ]; then
+			SIGNALBOX_UNLEASH_OPENAPI=$(cd "$d/shared/reference" && pwd)/unleash-server-8.2-openapi.json
+			break
+		fi
+	done
+fi
+if [ -z "${SIGNALBOX_UNLEASH_OPENAPI:-}" ]; then
+	cache="${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/signalbox"
+	SIGNALBOX_UNLEASH_OPENAPI="$cache/unleash-server-8.2-openapi.json"
+	if [ ! -f "$SIGNALBOX_UNLEASH_OPENAPI" ]; then
+		say "Unleash's OpenAPI document, from the pinned unleash-server"
+		if ! command -v node >/dev/null 2>&1 || [ ! -f test/unleash/node_modules/unleash-server/package.json ]; then
+			echo "test.sh: Unleash's OpenAPI document is needed by the contract tests: install node and npm (test/unleash's unleash-server serves it)" >&2
+			exit 1
+		fi
+		go run ./cmd/unleashopenapi -dir test/unleash -out "$SIGNALBOX_UNLEASH_OPENAPI"
+	fi
+fi
+export SIGNALBOX_UNLEASH_OPENAPI
 
 # The admin UI's browser tests drive Debian's chromium headless.
 if ! command -v chromium >/dev/null 2>&1 && ! command -v chromium-browser >/dev/null 2>&1 && [ -z "${CHROME_PATH:-}" ]; then
@@ -100,6 +115,27 @@ TIMEOUT=${TEST_TIMEOUT:-30m}
 
 say "tests"
 go test -count=1 -timeout "$TIMEOUT" ./...
+
+# How Signalbox is installed: make build's version, make release's archives
+# and checksums, make image (podman, built offline) run chrooted, the Helm
+# chart rendered by helm (built once into the cache) and decoded into
+# Kubernetes API types, the Compose file and the systemd units. A module of
+# its own (test/packaging), so not part of "go test ./..." above.
+say "packaging"
+if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+	missing=""
+	command -v podman >/dev/null 2>&1 || missing="$missing podman"
+	command -v zip >/dev/null 2>&1 || missing="$missing zip"
+	if [ -n "$missing" ]; then
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >/dev/null
+	fi
+fi
+(
+	cd test/packaging
+	go mod tidy -diff || { echo "test.sh: test/packaging's go.mod is not tidy" >&2; exit 1; }
+	go vet .
+	go test -count=1 -timeout "$TIMEOUT" .
+)
 
 # Benchmarks are not timed here: each runs once so that one which no longer
 # works (a fixture that a new rule refuses, say) fails the build instead of

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/signalbox/signalbox/clientapi"
+	"github.com/signalbox/signalbox/internal/buildinfo"
 	"github.com/signalbox/signalbox/store"
 )
 
@@ -121,6 +122,10 @@ func TestClientRegisterAndMetrics(t *testing.T) {
 	}
 	if !strings.Contains(string(prom.Body), `http_requests_total{method="POST",route="POST /api/client/metrics",status="202"} 3`) {
 		t.Errorf("request counter by route missing from prometheus output")
+	}
+	bi := buildinfo.Get()
+	if want := fmt.Sprintf(`signalbox_build_info{commit=%q,goversion=%q,version=%q} 1`, bi.Commit, bi.GoVersion, bi.Version); !strings.Contains(string(prom.Body), want) {
+		t.Errorf("%s missing from prometheus output", want)
 	}
 }
 

@@ -66,9 +66,17 @@ var (
 	refBroken = map[string]string{}
 )
 
-// refReferencePath finds Unleash's document, kept beside the checkout in
+// refReferencePath finds Unleash's document: the file named by
+// SIGNALBOX_UNLEASH_OPENAPI (scripts/test.sh fetches it from the pinned
+// unleash-server when needed), else the copy kept beside the checkout in
 // shared/reference.
 func refReferencePath() (string, error) {
+	if path := os.Getenv("SIGNALBOX_UNLEASH_OPENAPI"); path != "" {
+		if _, err := os.Stat(path); err != nil {
+			return "", fmt.Errorf("SIGNALBOX_UNLEASH_OPENAPI: %w", err)
+		}
+		return path, nil
+	}
 	dir, err := os.Getwd()
 	if err != nil {
 		return "", err
@@ -91,7 +99,7 @@ func refReferencePath() (string, error) {
 // its data: the comparison must always run, so it fails rather than skips.
 func missingReference(t testing.TB, err error) {
 	t.Helper()
-	t.Fatalf("Unleash's OpenAPI document is needed beside the checkout (shared/reference): %v", err)
+	t.Fatalf("Unleash's OpenAPI document is needed: set SIGNALBOX_UNLEASH_OPENAPI to it (scripts/test.sh fetches it from test/unleash's unleash-server) or keep it beside the checkout in shared/reference: %v", err)
 }
 
 // refLoad loads the reference document once per test binary.

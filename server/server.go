@@ -15,6 +15,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/signalbox/signalbox/internal/apierr"
+	"github.com/signalbox/signalbox/internal/buildinfo"
 	"github.com/signalbox/signalbox/internal/clientip"
 	"github.com/signalbox/signalbox/internal/httpx"
 	"github.com/signalbox/signalbox/store"
@@ -173,6 +174,7 @@ func New(ctx context.Context, st store.Store, cfg Config) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, log: cfg.Log, store: st, now: cfg.Now, registry: prometheus.NewRegistry()}
 	s.registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	s.registry.MustRegister(buildinfo.Gauge())
 	s.usage = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "feature_toggle_usage_total", Help: "Flag evaluations reported by SDKs through client metrics.",
 	}, []string{"toggle", "active", "appName"})

@@ -7,6 +7,7 @@
 //	signalbox admin    maintenance on the server's database (reset-password)
 //	signalbox migrate  copy a running Unleash into Signalbox, verify the copy
 //	signalbox version  print the version
+//	signalbox healthcheck  exit 0 when the local server answers /health
 //
 // Configuration comes from flags and environment variables, read only here.
 package main
@@ -18,21 +19,19 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"syscall"
+
+	"github.com/signalbox/signalbox/internal/buildinfo"
 )
 
-// version may be set at build time with -ldflags "-X main.version=...";
-// otherwise buildVersion reads it from the build information.
-var version = ""
-
 var commands = map[string]func(ctx context.Context, args []string, stdout, stderr io.Writer) error{
-	"server":  runServer,
-	"proxy":   runProxy,
-	"edge":    runEdge,
-	"backup":  runBackup,
-	"admin":   runAdmin,
-	"version": runVersion,
+	"server":      runServer,
+	"proxy":       runProxy,
+	"edge":        runEdge,
+	"backup":      runBackup,
+	"admin":       runAdmin,
+	"version":     runVersion,
+	"healthcheck": runHealthcheck,
 }
 
 func main() {
@@ -94,53 +93,17 @@ commands:
   backup    copy the server's SQLite database (safe while it runs)
   admin     maintenance: "admin reset-password USER" sets a new password
   migrate   copy a running Unleash into Signalbox and verify the result
-  version   print the version
+  version   print the version, commit, build date and Go version
+  healthcheck  exit 0 when the server on PORT answers /health (for containers)
 
 Run "signalbox <command> -h" for a command's flags and environment variables.
 `)
 }
 
 func runVersion(_ context.Context, _ []string, stdout, _ io.Writer) error {
-	fmt.Fprintf(stdout, "signalbox %s\n", buildVersion())
+	fmt.Fprintln(stdout, buildinfo.Get())
 	return nil
 }
 
-// buildVersion names the build: the version stamped with -ldflags, else
-// the module version Go recorded (a release tag, or a pseudo-version with
-// the commit for "go install …@version" and builds in a checkout), else the
-// VCS revision, else "unknown".
-func buildVersion() string {
-	if version != "" {
-		return version
-	}
-	info, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "unknown"
-	}
-	return versionFrom(info)
-}
-
-func versionFrom(info *debug.BuildInfo) string {
-	if v := info.Main.Version; v != "" && v != "(devel)" {
-		return v
-	}
-	var rev, modified string
-	for _, s := range info.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			rev = s.Value
-		case "vcs.modified":
-			modified = s.Value
-		}
-	}
-	if rev == "" {
-		return "unknown"
-	}
-	if len(rev) > 12 {
-		rev = rev[:12]
-	}
-	if modified == "true" {
-		rev += "-dirty"
-	}
-	return rev
-}
+// buildVersion is the version the start-up logs and the server report.
+func buildVersion() string { return buildinfo.Version() }

@@ -8,10 +8,10 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
-	"runtime/debug"
 	"strings"
 	"sync"
 	"testing"
@@ -170,24 +170,61 @@ func TestServerHelp(t *testing.T) {
 	}
 }
 
-func TestVersionFrom(t *testing.T) {
-	tests := []struct {
-		info debug.BuildInfo
-		want string
-	}{
-		{debug.BuildInfo{Main: debug.Module{Version: "v1.2.3"}}, "v1.2.3"},
-		{debug.BuildInfo{Main: debug.Module{Version: "(devel)"}, Settings: []debug.BuildSetting{
-			{Key: "vcs.revision", Value: "0123456789abcdef0123"}, {Key: "vcs.modified", Value: "true"}}}, "0123456789ab-dirty"},
-		{debug.BuildInfo{Main: debug.Module{Version: "(devel)"}, Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: "abc"}}}, "abc"},
-		{debug.BuildInfo{Main: debug.Module{Version: "(devel)"}}, "unknown"},
+// TestVersionCommand: "signalbox version" prints the one line of the
+// build's version, commit, date and Go version.
+func TestVersionCommand(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	if code := run(context.Background(), []string{"version"}, &stdout, &stderr); code != 0 {
+		t.Fatalf("version exited %d: %s", code, stderr.String())
 	}
-	for _, tt := range tests {
-		if got := versionFrom(&tt.info); got != tt.want {
-			t.Errorf("versionFrom(%+v) = %q, want %q", tt.info, got, tt.want)
+	want := regexp.MustCompile(`^signalbox \S+ \(commit \S+, built \S+, go go1\.\S+\)\n$`)
+	if !want.MatchString(stdout.String()) {
+		t.Errorf("version printed %q", stdout.String())
+	}
+	if v := buildVersion(); v == "" || strings.ContainsAny(v, " \n") {
+		t.Errorf("buildVersion() = %q", v)
+	}
+}
+
+// TestHealthcheckCommand: exit 0 only when the server on PORT answers
+// /health with 200; a stopped server, a wrong answer and bad settings fail.
+func TestHealthcheckCommand(t *testing.T) {
+	r := startServerCmd(t, map[string]string{"DATA_DIR": t.TempDir(), "ADMIN_PASSWORD": "Strong-Pass-123"})
+	u, err := url.Parse(r.url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := func(args ...string) (int, string) {
+		var stdout, stderr bytes.Buffer
+		code := run(context.Background(), append([]string{"healthcheck"}, args...), &stdout, &stderr)
+		return code, stdout.String() + stderr.String()
+	}
+	t.Setenv("PORT", u.Port())
+	t.Setenv("HTTP_HOST", "0.0.0.0")
+	if code, out := check(); code != 0 || !strings.Contains(out, "/health: 200 OK") {
+		t.Errorf("healthcheck of a running server on PORT exited %d: %s", code, out)
+	}
+	if code, out := check("--url", r.url+"/health"); code != 0 {
+		t.Errorf("healthcheck --url exited %d: %s", code, out)
+	}
+	if code, out := check("--url", r.url+"/no-such-page"); code != 1 || !strings.Contains(out, "404") {
+		t.Errorf("healthcheck of a 404 exited %d: %s", code, out)
+	}
+	for _, args := range [][]string{{"--url", "ftp://127.0.0.1/health"}, {"--url", "::"}, {"extra"}, {"--timeout", "0s"}} {
+		if code, out := check(args...); code != 2 {
+			t.Errorf("healthcheck %q exited %d, want 2: %s", args, code, out)
 		}
 	}
-	if v := buildVersion(); v == "" || v == "dev" {
-		t.Errorf("buildVersion() = %q", v)
+	t.Setenv("PORT", "70000")
+	if code, out := check(); code != 2 || !strings.Contains(out, "PORT") {
+		t.Errorf("healthcheck with PORT=70000 exited %d: %s", code, out)
+	}
+	if code := r.stop(); code != 0 {
+		t.Fatalf("server exited %d", code)
+	}
+	t.Setenv("PORT", u.Port())
+	if code, out := check("--timeout", "2s"); code != 1 {
+		t.Errorf("healthcheck of a stopped server exited %d: %s", code, out)
 	}
 }
 
@@ -274,8 +311,8 @@ func TestServerStartLogs(t *testing.T) {
 			t.Errorf("logs lack %q:\n%s", want, logs)
 		}
 	}
-	if strings.Contains(logs, "version=dev") {
-		t.Errorf("version not stamped:\n%s", logs)
+	if !strings.Contains(logs, `msg="starting signalbox server" version=`+buildVersion()+" ") {
+		t.Errorf("the start-up line does not name the build's version %q:\n%s", buildVersion(), logs)
 	}
 	res, err := http.Get(r.url + "/health")
 	if err != nil {
