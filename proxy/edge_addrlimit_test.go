@@ -1,11 +1,9 @@
 package proxy
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
-	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -104,18 +102,9 @@ func clientFrom(t *testing.T, ip string) *http.Client {
 // sent again costs no budget.
 func TestEdgeAddressFloodDoesNotStarveValidation(t *testing.T) {
 	up := newValidatingUpstream(t)
-	e, err := NewEdge(EdgeConfig{UpstreamURL: up.srv.URL, BackupDir: t.TempDir(),
+	e, srv := runTestEdge(t, EdgeConfig{UpstreamURL: up.srv.URL, BackupDir: t.TempDir(),
 		ValidationsPerSecond: 0.001, ValidationBurst: 50, // no refill while the test runs
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error)
-	go func() { done <- e.Run(ctx) }()
-	t.Cleanup(func() { cancel(); <-done })
-	srv := httptest.NewServer(e.Handler())
-	t.Cleanup(srv.Close)
+	})
 
 	get := func(c *http.Client, token string) int {
 		t.Helper()

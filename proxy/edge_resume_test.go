@@ -2,12 +2,9 @@ package proxy
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
 	"io"
-	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -29,17 +26,7 @@ func TestEdgeBringsStreamersBack(t *testing.T) {
 		t.Fatal(err)
 	}
 	const client = "*:production.client-secret"
-	e, err := NewEdge(EdgeConfig{Offline: true, BootstrapFile: file, ClientTokens: []string{client}, MaxStreams: 1,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error)
-	go func() { done <- e.Run(ctx) }()
-	t.Cleanup(func() { cancel(); <-done })
-	srv := httptest.NewServer(e.Handler())
-	t.Cleanup(srv.Close)
+	e, srv := runTestEdge(t, EdgeConfig{Offline: true, BootstrapFile: file, ClientTokens: []string{client}, MaxStreams: 1})
 	t.Cleanup(e.CloseStreams)
 
 	do := func(path string, header ...string) *http.Response {

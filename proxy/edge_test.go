@@ -98,18 +98,8 @@ func TestEdgeOffline(t *testing.T) {
 		webFrontend = "web:production.frontend-secret"
 		allClient   = "*:production.client-secret"
 	)
-	e, err := NewEdge(EdgeConfig{Offline: true, BootstrapFile: file, ReloadInterval: 20 * time.Millisecond,
-		FrontendTokens: []string{webFrontend}, ClientTokens: []string{allClient}, PretrustedTokens: []string{"legacy-key@production"},
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error)
-	go func() { done <- e.Run(ctx) }()
-	t.Cleanup(func() { cancel(); <-done })
-	srv := httptest.NewServer(e.Handler())
-	t.Cleanup(srv.Close)
+	e, srv := runTestEdge(t, EdgeConfig{Offline: true, BootstrapFile: file, ReloadInterval: 20 * time.Millisecond,
+		FrontendTokens: []string{webFrontend}, ClientTokens: []string{allClient}, PretrustedTokens: []string{"legacy-key@production"}})
 
 	get := func(path, token string) (int, string) {
 		t.Helper()
@@ -228,17 +218,8 @@ func TestEdgeOfflineSegmentsOfScope(t *testing.T) {
 		shopClient = "shop:production.client-secret"
 		allClient  = "*:production.client-secret"
 	)
-	e, err := NewEdge(EdgeConfig{Offline: true, BootstrapFile: file, ReloadInterval: time.Hour,
-		ClientTokens: []string{shopClient, allClient}, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error)
-	go func() { done <- e.Run(ctx) }()
-	t.Cleanup(func() { cancel(); <-done })
-	srv := httptest.NewServer(e.Handler())
-	t.Cleanup(srv.Close)
+	_, srv := runTestEdge(t, EdgeConfig{Offline: true, BootstrapFile: file, ReloadInterval: time.Hour,
+		ClientTokens: []string{shopClient, allClient}})
 	for _, tc := range []struct {
 		token string
 		want  []int
@@ -305,4 +286,24 @@ func TestEdgeOpenAPICoversRoutes(t *testing.T) {
 			t.Errorf("GET %s: %d, want %d", path, rec.Code, status)
 		}
 	}
+}
+
+// runTestEdge starts an Edge node with cfg (logging nowhere unless cfg
+// says otherwise) and serves it on loopback, both until t ends.
+func runTestEdge(t *testing.T, cfg EdgeConfig) (*Edge, *httptest.Server) {
+	t.Helper()
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	e, err := NewEdge(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error)
+	go func() { done <- e.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+	srv := httptest.NewServer(e.Handler())
+	t.Cleanup(srv.Close)
+	return e, srv
 }

@@ -1,11 +1,9 @@
 package proxy
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -221,17 +219,8 @@ func (u *bulkUpstream) yes(flag string) (map[appKey]int64, map[string]bool) {
 func TestEdgeUploadsPerApplication(t *testing.T) {
 	up := newBulkUpstream(t)
 	const token = "*:development.client-secret"
-	e, err := NewEdge(EdgeConfig{UpstreamURL: up.srv.URL, Tokens: []string{token}, MetricsInterval: 50 * time.Millisecond,
-		AppName: "node-a", Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error)
-	go func() { done <- e.Run(ctx) }()
-	t.Cleanup(func() { cancel(); <-done })
-	srv := httptest.NewServer(e.Handler())
-	t.Cleanup(srv.Close)
+	_, srv := runTestEdge(t, EdgeConfig{UpstreamURL: up.srv.URL, Tokens: []string{token}, MetricsInterval: 50 * time.Millisecond,
+		AppName: "node-a"})
 	post := func(path, body string) {
 		t.Helper()
 		req, _ := http.NewRequest("POST", srv.URL+path, strings.NewReader(body))
