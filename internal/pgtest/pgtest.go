@@ -229,4 +229,3 @@ func (s *server) admin(stmt string) error {
 	_, err = conn.Exec(ctx, stmt)
 	return err
 }
-
