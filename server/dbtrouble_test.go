@@ -2,11 +2,10 @@ package server
 
 import (
 	"fmt"
+	"github.com/signalbox/signalbox/internal/testfs"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/signalbox/signalbox/internal/pgtest"
@@ -38,31 +37,11 @@ func TestDatabaseUnreachableAnswers503(t *testing.T) {
 // With its SQLite disk full, admin writes answer 507 naming the disk,
 // reads still work, and /ready says writes are failing.
 func TestDiskFullAnswers507(t *testing.T) {
-	dir := t.TempDir()
-	if os.Geteuid() != 0 {
-		if os.Getenv("CI") != "" {
-			t.Fatal("mounting a small filesystem needs root, and CI is set: this test must run in CI")
-		}
-		t.Skip("mounting a small filesystem needs root")
-	}
-	if err := syscall.Mount("tmpfs", dir, "tmpfs", 0, "size=2m"); err != nil {
-		t.Fatalf("mounting a tmpfs: %v", err)
-	}
-	t.Cleanup(func() {
-		if err := syscall.Unmount(dir, 0); err != nil {
-			t.Errorf("unmounting the tmpfs: %v", err)
-		}
-	})
+	dir := testfs.Tiny(t, "2m")
 	ts := newTestServerAt(t, filepath.Join(dir, "signalbox.db"))
 	ts.request("GET", "/ready", "", nil).must(t, http.StatusOK)
 	// Fill the disk, then write until the database has no room left.
-	filler, err := os.Create(filepath.Join(dir, "filler"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, err = filler.Write(make([]byte, 1<<16)); err == nil; _, err = filler.Write(make([]byte, 4096)) {
-	}
-	filler.Close()
+	testfs.Fill(t, dir)
 	var res response
 	for i := range 200 {
 		res = ts.admin("POST", "/api/admin/projects", map[string]any{"id": fmt.Sprintf("p%d", i), "name": "P", "description": strings.Repeat("x", 1000)})

@@ -2,10 +2,9 @@ package sqlstore_test
 
 import (
 	"errors"
-	"os"
+	"github.com/signalbox/signalbox/internal/testfs"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/signalbox/signalbox/internal/pgtest"
@@ -13,52 +12,11 @@ import (
 	"github.com/signalbox/signalbox/store/sqlstore"
 )
 
-// tinyDisk mounts a 1 MiB tmpfs for t and returns its directory. It needs
-// root: elsewhere it skips, except under CI, where it fails instead.
-func tinyDisk(t *testing.T) string {
-	t.Helper()
-	dir := t.TempDir()
-	if os.Geteuid() != 0 {
-		if os.Getenv("CI") != "" {
-			t.Fatal("mounting a small filesystem needs root, and CI is set: this test must run in CI")
-		}
-		t.Skip("mounting a small filesystem needs root")
-	}
-	if err := syscall.Mount("tmpfs", dir, "tmpfs", 0, "size=1m"); err != nil {
-		t.Fatalf("mounting a 1 MiB tmpfs: %v", err)
-	}
-	t.Cleanup(func() {
-		if err := syscall.Unmount(dir, 0); err != nil {
-			t.Errorf("unmounting the tmpfs: %v", err)
-		}
-	})
-	return dir
-}
-
-// fill writes a file into dir until the filesystem is full.
-func fill(t *testing.T, dir string) {
-	t.Helper()
-	f, err := os.Create(filepath.Join(dir, "filler"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	block := make([]byte, 4096)
-	for {
-		if _, err := f.Write(block); err != nil {
-			if !errors.Is(err, syscall.ENOSPC) {
-				t.Fatalf("filling the disk: %v", err)
-			}
-			return
-		}
-	}
-}
-
 // A SQLite database whose disk fills up refuses writes with ErrDiskFull
 // naming the file, keeps what it had and still reads; a start on a full
 // disk says the disk is full.
 func TestSQLiteDiskFull(t *testing.T) {
-	dir := tinyDisk(t)
+	dir := testfs.Tiny(t, "1m")
 	path := filepath.Join(dir, "signalbox.db")
 	s, err := sqlstore.Open(t.Context(), "sqlite:"+path)
 	if err != nil {
@@ -106,7 +64,7 @@ func TestSQLiteDiskFull(t *testing.T) {
 	}
 
 	// A new database on the full disk.
-	fill(t, dir)
+	testfs.Fill(t, dir)
 	_, err = sqlstore.Open(t.Context(), "sqlite:"+filepath.Join(dir, "other.db"))
 	if !errors.Is(err, store.ErrDiskFull) || !strings.Contains(err.Error(), "disk is full") {
 		t.Errorf("opening on a full disk: %v, want an error saying the disk is full", err)
