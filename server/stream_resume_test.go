@@ -2,10 +2,7 @@ package server
 
 import (
 	"context"
-	"io"
-	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -20,22 +17,9 @@ import (
 // servers, as a cluster or a restart would).
 func newResumeTestServer(t *testing.T, st store.Store, cfg Config) *testServer {
 	t.Helper()
-	ctx := context.Background()
-	if _, err := Bootstrap(ctx, st, BootstrapConfig{
-		AdminTokens: []string{testAdminToken}, ClientTokens: []string{testClientToken, testProdToken},
-		FrontendTokens: []string{testFrontendToken}, AdminPassword: testAdminPassword,
-	}); err != nil {
-		t.Fatal(err)
-	}
-	cfg.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
-	srv, err := New(ctx, st, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(srv.Handler())
-	t.Cleanup(hs.Close)
-	t.Cleanup(srv.CloseStreams)
-	return &testServer{t: t, srv: srv, url: hs.URL}
+	ts := newTestServerWith(t, st, cfg)
+	t.Cleanup(ts.srv.CloseStreams)
+	return ts
 }
 
 func openResumeStore(t *testing.T) store.Store {
